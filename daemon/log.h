@@ -1,0 +1,39 @@
+/*
+ * log.h - diagnostics on stderr as "module: subject: message".
+ *
+ * Every failure is logged once, where its context is richest; callers that
+ * receive -1 do not log it again.  error() returns -1 so that a failure can
+ * be reported and propagated in one statement, as in git.
+ */
+#ifndef KREGRESS_LOG_H
+#define KREGRESS_LOG_H
+
+enum log_level {
+	LOG_LEVEL_ERROR,
+	LOG_LEVEL_WARN,
+	LOG_LEVEL_INFO,
+	LOG_LEVEL_DEBUG,
+};
+
+/* Messages above this level are dropped; LOG_LEVEL_INFO by default. */
+void log_set_level(enum log_level level);
+
+/* Prefix every line with an ISO-8601 UTC timestamp (the daemon does). */
+void log_set_timestamps(int on);
+
+void log_msg(enum log_level level, const char *module, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+#define log_info(mod, ...)  log_msg(LOG_LEVEL_INFO, mod, __VA_ARGS__)
+#define log_warn(mod, ...)  log_msg(LOG_LEVEL_WARN, mod, __VA_ARGS__)
+#define log_debug(mod, ...) log_msg(LOG_LEVEL_DEBUG, mod, __VA_ARGS__)
+
+/* Logs at error level and returns -1. */
+int error(const char *module, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Logs at error level and exits with status 1; only for impossible states. */
+void die(const char *module, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3), noreturn));
+
+#endif
