@@ -21,6 +21,15 @@ int db_open(const char *path, struct db **out);
 /* Closes the connection; accepts NULL. */
 void db_close(struct db *db);
 
+/*
+ * Short write transactions: BEGIN IMMEDIATE, so that a writer waits for the
+ * busy timeout at the start instead of failing at COMMIT.  Each returns 0
+ * or -1 (logged); db_rollback() is safe to call when no transaction is open.
+ */
+int db_begin(struct db *db);
+int db_commit(struct db *db);
+void db_rollback(struct db *db);
+
 /* The connection, for db*.c and jobq.c only. */
 struct sqlite3 *db_sqlite(struct db *db);
 

@@ -1,0 +1,71 @@
+/*
+ * jobq.h - the work queue, kept in the SQLite job table.
+ *
+ * A job is claimed by one owner (a daemon instance, "host:pid:start") for
+ * a lease of lease_s seconds; the owner extends the lease with heartbeats
+ * while it works.  A failed job is retried after an exponential backoff
+ * until max_attempts; after that, or when it fails permanently, it stays
+ * in state "failed" with its last error.  At start-up the daemon releases
+ * every lease it does not hold, so a job interrupted by kill -9 runs again
+ * and nothing is lost or duplicated.
+ *
+ * All functions take a struct db owned by the calling thread and return 0
+ * or -1 (logged) unless stated otherwise.
+ */
+#ifndef KREGRESS_JOBQ_H
+#define KREGRESS_JOBQ_H
+
+struct db;
+
+struct job {
+	long long id;
+	char *kind;		/* "fetch", "apply", "build", ... */
+	long long series_id;	/* 0 = not tied to a series */
+	char *arg;		/* kind-specific JSON, or NULL */
+	int attempts;		/* including the current one */
+	int max_attempts;
+};
+
+/* Frees the strings of a claimed job; accepts a zeroed struct. */
+void job_release(struct job *job);
+
+/* Queues a job, ready now.  *id (optional) receives its id. */
+int jobq_enqueue(struct db *db, const char *kind, long long series_id,
+		 const char *arg, long long *id);
+
+/*
+ * Claims the oldest ready job (queued and not_before <= now) for owner.
+ * Returns 1 with *job filled, 0 when nothing is ready, -1 on error.
+ */
+int jobq_claim(struct db *db, const char *owner, int lease_s,
+	       struct job *job);
+
+/* Extends the lease; -1 if the job is no longer leased by owner. */
+int jobq_heartbeat(struct db *db, long long id, const char *owner,
+		   int lease_s);
+
+/* Marks the job done. */
+int jobq_finish(struct db *db, long long id, const char *owner);
+
+/*
+ * Records a failure with its reason.  With retry set and attempts left,
+ * the job is queued again after min(base * 2^(attempts-1), max) seconds;
+ * otherwise it ends in state "failed".
+ */
+int jobq_fail(struct db *db, long long id, const char *owner,
+	      const char *reason, int retry);
+
+/*
+ * Re-queues every running job whose lease is not held by owner (start-up
+ * recovery) or has expired.  *released (optional) receives the count.
+ */
+int jobq_release_stale(struct db *db, const char *owner, int *released);
+
+struct jobq_counts {
+	long long queued, running, done, failed;
+	long long ready;	/* queued with not_before <= now */
+};
+
+int jobq_counts(struct db *db, struct jobq_counts *out);
+
+#endif
