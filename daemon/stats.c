@@ -754,8 +754,9 @@ static void result_init(struct stats_result *r, const struct stats_opts *o)
 
 /*
  * Noise and plausibility flags from the two coefficients of variation:
- * high CV, a CV ratio beyond noisy_cv_ratio (noisy) or beyond
- * suspicious_cv_ratio, or no variation at all (suspicious).
+ * high CV, a CV ratio beyond noisy_cv_ratio with 10+ samples per side
+ * (noisy), a CV ratio beyond suspicious_cv_ratio or no variation at all
+ * (suspicious).
  */
 static void flag_cv(struct stats_result *r, const struct stats_opts *o,
 		    size_t nb, size_t nn)
@@ -783,8 +784,10 @@ static void flag_cv(struct stats_result *r, const struct stats_opts *o,
 		why_add(r, "suspicious: %s sd implausibly small (CV %.2f%% "
 			"vs %.2f%%)", cb < cn ? "base" : "new",
 			(cb < cn ? cb : cn) * 100, (cb < cn ? cn : cb) * 100);
-	} else if (cb > cn * o->noisy_cv_ratio ||
-		   cn > cb * o->noisy_cv_ratio) {
+	} else if (nb >= 10 && nn >= 10 &&
+		   (cb > cn * o->noisy_cv_ratio ||
+		    cn > cb * o->noisy_cv_ratio)) {
+		/* Below 10 per side, sd ratios of 3 are common chance. */
 		r->flags |= STATS_FLAG_NOISY;
 		why_add(r, "noisy: CV ratio %.1f between sides",
 			cb > cn ? cb / cn : cn / cb);
