@@ -9,8 +9,10 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_compare.h"
 
 const struct cli_command cli_commands[] = {
+	{ "compare", cli_compare, "compare [--json] [--direction lower|higher] [--threshold PCT] [--alpha A] [--min-samples N] [--bootstrap N] [--seed S] BASE NEW | --base MEAN,SD,N --new MEAN,SD,N" },
 	{ NULL, NULL, NULL },
 };
 
