@@ -176,65 +176,46 @@ double stats_mw_cdf(double u, size_t m, size_t n)
 	return sum / total;
 }
 
-/* Sorts (value, side) pairs to rank the pooled sample. */
-struct ranked {
-	double v;
-	int side;
-};
-
-static int cmp_ranked(const void *a, const void *b)
+/*
+ * Walks the two sorted samples as one pooled sorted sample: the rank sum
+ * of x (average ranks for ties) and the tie-corrected sigma of U under
+ * the null; *ties is set if any value repeats.
+ */
+static double rank_stats(const double *x, size_t m, const double *y,
+			 size_t n, double *rank_sum_x, int *ties)
 {
-	return cmp_double(&((const struct ranked *)a)->v,
-			  &((const struct ranked *)b)->v);
-}
-
-/* sigma of U under the null with the tie correction; ties set if any. */
-static double mw_sigma(const struct ranked *r, size_t na, size_t nb,
-		       double *rank_sum_a, int *ties)
-{
-	size_t n = na + nb, i, j, k;
-	double tie = 0, rs = 0;
+	size_t i = 0, j = 0;
+	double tie = 0, N = (double)m + n, rank = 0, rs = 0;
 
 	*ties = 0;
-	for (i = 0; i < n; i = j) {
-		for (j = i + 1; j < n && r[j].v == r[i].v; j++)
-			;
-		for (k = i; k < j; k++)
-			if (r[k].side == 0)
-				rs += (i + 1 + j) / 2.0;
-		if (j - i > 1) {
-			double t = j - i;
+	while (i < m || j < n) {
+		double v = j >= n || (i < m && x[i] <= y[j]) ? x[i] : y[j];
+		double tx = 0, t;
 
+		while (i < m && x[i] == v)
+			i++, tx++;
+		t = tx;
+		while (j < n && y[j] == v)
+			j++, t++;
+		rs += tx * (rank + (t + 1) / 2);
+		rank += t;
+		if (t > 1) {
 			*ties = 1;
 			tie += t * t * t - t;
 		}
 	}
-	*rank_sum_a = rs;
-	return sqrt((double)na * nb / 12 *
-		    ((n + 1) - tie / ((double)n * (n - 1))));
+	*rank_sum_x = rs;
+	return sqrt((double)m * n / 12 * ((N + 1) - tie / (N * (N - 1))));
 }
 
-int stats_mann_whitney(const double *a, size_t na, const double *b,
-		       size_t nb, struct stats_mw *out)
+/* Mann-Whitney on sorted samples (see stats_mann_whitney). */
+static void mw_sorted(const double *x, size_t na, const double *y,
+		      size_t nb, struct stats_mw *out)
 {
-	struct ranked *r;
 	double rs, s, u1, umax, mn = (double)na * nb;
-	size_t i;
 	int ties;
 
-	if (!na || !nb)
-		return error("stats", "mann-whitney: empty sample");
-	r = malloc((na + nb) * sizeof(*r));
-	if (!r)
-		die("stats", "out of memory");
-	for (i = 0; i < na; i++)
-		r[i] = (struct ranked){ a[i], 0 };
-	for (i = 0; i < nb; i++)
-		r[na + i] = (struct ranked){ b[i], 1 };
-	qsort(r, na + nb, sizeof(*r), cmp_ranked);
-	s = mw_sigma(r, na, nb, &rs, &ties);
-	free(r);
-
+	s = rank_stats(x, na, y, nb, &rs, &ties);
 	u1 = rs - (double)na * (na + 1) / 2;
 	umax = u1 > mn - u1 ? u1 : mn - u1;
 	out->u = u1;
@@ -257,6 +238,20 @@ int stats_mann_whitney(const double *a, size_t na, const double *b,
 		out->p = 1;
 	if (out->p_min > 1)
 		out->p_min = 1;
+}
+
+int stats_mann_whitney(const double *a, size_t na, const double *b,
+		       size_t nb, struct stats_mw *out)
+{
+	double *x, *y;
+
+	if (!na || !nb)
+		return error("stats", "mann-whitney: empty sample");
+	x = sorted_copy(a, na);
+	y = sorted_copy(b, nb);
+	mw_sorted(x, na, y, nb, out);
+	free(x);
+	free(y);
 	return 0;
 }
 
@@ -360,22 +355,34 @@ int stats_welch_summary(const struct stats_summary *base,
 	return 0;
 }
 
-/* Maps doubles to unsigned keys in the same order, and back. */
-static uint64_t dkey(double d)
+/* The k-th smallest (0-based) of v[0..n), reordering v (Wirth). */
+static double select_kth(double *v, size_t n, size_t k)
 {
-	uint64_t u;
+	long l = 0, m = (long)n - 1, kk = (long)k;
 
-	memcpy(&u, &d, sizeof(u));
-	return (u >> 63) ? ~u : u | (1ULL << 63);
-}
+	while (l < m) {
+		double x = v[kk], t;
+		long i = l, j = m;
 
-static double dval(uint64_t k)
-{
-	uint64_t u = (k >> 63) ? k & ~(1ULL << 63) : ~k;
-	double d;
-
-	memcpy(&d, &u, sizeof(d));
-	return d;
+		do {
+			while (v[i] < x)
+				i++;
+			while (x < v[j])
+				j--;
+			if (i <= j) {
+				t = v[i];
+				v[i] = v[j];
+				v[j] = t;
+				i++;
+				j--;
+			}
+		} while (i <= j);
+		if (j < kk)
+			l = i;
+		if (kk < i)
+			m = j;
+	}
+	return v[kk];
 }
 
 /* Pairs (i, j) with y[j] - x[i] <= v; x, y sorted. */
@@ -393,43 +400,75 @@ static double pairs_le(const double *x, size_t m, const double *y, size_t n,
 	return c;
 }
 
-/* The k-th smallest (1-based) of the differences y[j] - x[i]. */
+/*
+ * The k-th smallest (1-based) of the differences y[j] - x[i], x and y
+ * sorted.  Bisection in value keeps count(<= lo) < k <= count(<= hi); once
+ * at most a few times m + n differences lie in (lo, hi], they are listed
+ * (two pointers per bound) and the one of the right rank is picked, so
+ * that about log2(m n / (m + n)) linear counts are needed.
+ */
 static double pairs_kth(const double *x, size_t m, const double *y,
 			size_t n, double k)
 {
-	uint64_t lo = dkey(y[0] - x[m - 1]), hi = dkey(y[n - 1] - x[0]);
+	double lo = y[0] - x[m - 1], hi = y[n - 1] - x[0], clo, chi;
+	size_t limit = m + n + 64;
 
-	/* Invariant: count(<= dval(hi)) >= k; find the smallest such key. */
-	while (lo < hi) {
-		uint64_t mid = lo + (hi - lo) / 2;
+	/* (lo, hi] must contain the minimum too. */
+	if (k <= 1)
+		return lo;
+	clo = pairs_le(x, m, y, n, lo);
+	if (clo >= k)
+		return lo;
+	chi = (double)m * n;
+	for (;;) {
+		double mid = lo + (hi - lo) / 2, cm;
 
-		if (pairs_le(x, m, y, n, dval(mid)) >= k)
+		if (chi - clo <= limit || mid <= lo || mid >= hi)
+			break;
+		cm = pairs_le(x, m, y, n, mid);
+		if (cm >= k) {
 			hi = mid;
-		else
-			lo = mid + 1;
+			chi = cm;
+		} else {
+			lo = mid;
+			clo = cm;
+		}
 	}
-	return dval(lo);
+	{
+		/* List the differences in (lo, hi]. */
+		double *c = malloc(((size_t)(chi - clo) + 1) * sizeof(*c));
+		double ret;
+		size_t a = 0, b = 0, j, i, got = 0;
+
+		if (!c)
+			die("stats", "out of memory");
+		for (j = 0; j < n; j++) {
+			while (a < m && y[j] - x[a] > hi)
+				a++;	/* x[a..] gives <= hi */
+			while (b < m && y[j] - x[b] > lo)
+				b++;	/* x[b..] gives <= lo */
+			for (i = a; i < b; i++)
+				c[got++] = y[j] - x[i];
+		}
+		ret = select_kth(c, got, (size_t)(k - clo) - 1);
+		free(c);
+		return ret;
+	}
 }
 
-int stats_hodges_lehmann(const double *base, size_t nb, const double *new,
-			 size_t nn, double alpha, struct stats_hl *out)
+/* HL on sorted x, y; exact says which critical value the CI uses. */
+static void hl_core(const double *x, size_t nb, const double *y, size_t nn,
+		    double alpha, int exact, double sigma, struct stats_hl *out)
 {
-	double *x, *y, N = (double)nb * nn, k;
-	struct stats_mw mw;
+	double N = (double)nb * nn, k;
 
-	if (!nb || !nn)
-		return error("stats", "hodges-lehmann: empty sample");
-	if (stats_mann_whitney(base, nb, new, nn, &mw) < 0)
-		return -1;
-	x = sorted_copy(base, nb);
-	y = sorted_copy(new, nn);
 	if (((size_t)N) & 1)
 		out->shift = pairs_kth(x, nb, y, nn, (N + 1) / 2);
 	else
 		out->shift = (pairs_kth(x, nb, y, nn, N / 2) +
 			      pairs_kth(x, nb, y, nn, N / 2 + 1)) / 2;
 
-	if (mw.exact) {
+	if (exact) {
 		/* R's qwilcox(alpha/2): smallest q with P(U <= q) >= a/2. */
 		size_t umax = (size_t)N, q;
 		double *cnt = malloc((umax + 1) * sizeof(*cnt));
@@ -446,26 +485,28 @@ int stats_hodges_lehmann(const double *base, size_t nb, const double *new,
 		free(cnt);
 		k = q ? (double)q : 1;
 	} else {
-		struct ranked *r = malloc((nb + nn) * sizeof(*r));
-		double rs, s;
-		size_t i;
-		int ties;
-
-		if (!r)
-			die("stats", "out of memory");
-		for (i = 0; i < nb; i++)
-			r[i] = (struct ranked){ base[i], 0 };
-		for (i = 0; i < nn; i++)
-			r[nb + i] = (struct ranked){ new[i], 1 };
-		qsort(r, nb + nn, sizeof(*r), cmp_ranked);
-		s = mw_sigma(r, nb, nn, &rs, &ties);
-		free(r);
-		k = floor(N / 2 - gsl_cdf_ugaussian_Pinv(1 - alpha / 2) * s);
+		k = floor(N / 2 - gsl_cdf_ugaussian_Pinv(1 - alpha / 2) *
+			  sigma);
 		if (k < 1)
 			k = 1;
 	}
 	out->lo = pairs_kth(x, nb, y, nn, k);
 	out->hi = pairs_kth(x, nb, y, nn, N - k + 1);
+}
+
+int stats_hodges_lehmann(const double *base, size_t nb, const double *new,
+			 size_t nn, double alpha, struct stats_hl *out)
+{
+	double *x, *y, sigma, rs;
+	int ties;
+
+	if (!nb || !nn)
+		return error("stats", "hodges-lehmann: empty sample");
+	x = sorted_copy(base, nb);
+	y = sorted_copy(new, nn);
+	sigma = rank_stats(x, nb, y, nn, &rs, &ties);
+	hl_core(x, nb, y, nn, alpha,
+		!ties && nb < MW_EXACT_MAX && nn < MW_EXACT_MAX, sigma, out);
 	free(x);
 	free(y);
 	return 0;
@@ -574,25 +615,15 @@ static double boot_accel(const double *x, size_t m, const double *y,
 	return den > 0 ? num / (6 * pow(den, 1.5)) : 0;
 }
 
-int stats_bootstrap_median_ratio(const double *base, size_t nb,
-				 const double *new, size_t nn, double alpha,
-				 int resamples, unsigned long seed,
-				 struct stats_boot *out)
+/* The bootstrap on sorted samples with positive medians. */
+static void boot_sorted(const double *x, size_t nb, const double *y,
+			size_t nn, double alpha, int resamples,
+			unsigned long seed, struct stats_boot *out)
 {
-	double *x = NULL, *y = NULL, *th = NULL, below = 0, zl, zh;
-	gsl_rng *rng = NULL;
-	int b, ret = -1;
+	double *th, below = 0, zl, zh;
+	gsl_rng *rng;
+	int b;
 
-	if (nb < 2 || nn < 2 || resamples < 10 || nb > UINT32_MAX ||
-	    nn > UINT32_MAX)
-		return error("stats", "bootstrap: need 2 values per side "
-			     "and 10 resamples");
-	x = sorted_copy(base, nb);
-	y = sorted_copy(new, nn);
-	if (!(median_sorted(x, nb) > 0) || !(median_sorted(y, nn) > 0)) {
-		error("stats", "bootstrap: medians must be > 0");
-		goto out;
-	}
 	th = malloc(resamples * sizeof(*th));
 	rng = gsl_rng_alloc(gsl_rng_mt19937);
 	if (!th || !rng)
@@ -627,10 +658,30 @@ int stats_bootstrap_median_ratio(const double *base, size_t nb,
 		out->z0 = below ? INFINITY : -INFINITY;
 		out->lo_bca = out->hi_bca = NAN;
 	}
-	ret = 0;
-out:
 	gsl_rng_free(rng);
 	free(th);
+}
+
+int stats_bootstrap_median_ratio(const double *base, size_t nb,
+				 const double *new, size_t nn, double alpha,
+				 int resamples, unsigned long seed,
+				 struct stats_boot *out)
+{
+	double *x, *y;
+	int ret = -1;
+
+	if (nb < 2 || nn < 2 || resamples < 10 || nb > UINT32_MAX ||
+	    nn > UINT32_MAX)
+		return error("stats", "bootstrap: need 2 values per side "
+			     "and 10 resamples");
+	x = sorted_copy(base, nb);
+	y = sorted_copy(new, nn);
+	if (!(median_sorted(x, nb) > 0) || !(median_sorted(y, nn) > 0)) {
+		error("stats", "bootstrap: medians must be > 0");
+	} else {
+		boot_sorted(x, nb, y, nn, alpha, resamples, seed, out);
+		ret = 0;
+	}
 	free(x);
 	free(y);
 	return ret;
@@ -903,8 +954,7 @@ int stats_compare_samples(const double *base, size_t nb, const double *new,
 			"side are needed", nb, nn, min);
 		goto out;
 	}
-	if (stats_mann_whitney(base, nb, new, nn, &r->mw) < 0)
-		goto out;
+	mw_sorted(x, nb, y, nn, &r->mw);
 	r->have_mw = 1;
 	r->p = r->mw.p;
 	flag_cv(r, o, nb, nn);
@@ -941,13 +991,21 @@ int stats_compare_samples(const double *base, size_t nb, const double *new,
 	r->change = r->welch.ratio - 1;
 	r->ci_lo = r->welch.lo - 1;
 	r->ci_hi = r->welch.hi - 1;
-	if (stats_hodges_lehmann(base, nb, new, nn, o->alpha, &r->hl) == 0)
+	{
+		double rs, sigma;
+		int ties;
+
+		sigma = rank_stats(x, nb, y, nn, &rs, &ties);
+
+		hl_core(x, nb, y, nn, o->alpha, r->mw.exact, sigma, &r->hl);
 		r->have_hl = 1;
-	if (o->bootstrap > 0 && r->center_base > 0 && r->center_new > 0 &&
-	    stats_bootstrap_median_ratio(base, nb, new, nn, o->alpha,
-					 o->bootstrap, o->seed,
-					 &r->boot) == 0)
+	}
+	if (o->bootstrap >= 10 && r->center_base > 0 && r->center_new > 0 &&
+	    nb <= UINT32_MAX && nn <= UINT32_MAX) {
+		boot_sorted(x, nb, y, nn, o->alpha, o->bootstrap, o->seed,
+			    &r->boot);
 		r->have_boot = 1;
+	}
 	finish(r, o, r->mw.p < o->alpha);
 out:
 	free(x);
