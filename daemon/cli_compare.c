@@ -445,8 +445,9 @@ static void print_table(const struct metric_set *s,
 		if (*r->why)
 			printf("    %s\n", r->why);
 		if (r->have_hl)
-			printf("    Hodges-Lehmann shift %.6g %s [%.6g, %.6g]\n",
-			       r->hl.shift, m->unit, r->hl.lo, r->hl.hi);
+			printf("    Hodges-Lehmann shift %.6g %s "
+			       "[%.6g, %.6g]\n", r->hl.shift, m->unit,
+			       r->hl.lo, r->hl.hi);
 		if (r->have_boot)
 			printf("    bootstrap median ratio %.4f: percentile "
 			       "[%.4f, %.4f], BCa [%.4f, %.4f] (%d resamples, "
@@ -630,7 +631,8 @@ int cli_compare(int argc, char **argv)
 		for (i = 0; i < set.n; i++)
 			json_array_append_new(arr, metric_json(&set.m[i], &o));
 		json_object_set_new(root, "comparisons", arr);
-		text = json_dumps(root, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+		text = json_dumps(root, JSON_INDENT(2) |
+				  JSON_REAL_PRECISION(10));
 		if (!text)
 			die("compare", "out of memory");
 		puts(text);

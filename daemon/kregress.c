@@ -12,7 +12,7 @@
 #include "cli_compare.h"
 
 const struct cli_command cli_commands[] = {
-	{ "compare", cli_compare, "compare [--json] [--direction lower|higher] [--threshold PCT] [--alpha A] [--min-samples N] [--bootstrap N] [--seed S] BASE NEW | --base MEAN,SD,N --new MEAN,SD,N" },
+	{ "compare", cli_compare, "compare [--json] [OPTIONS] BASE NEW | --base M,SD,N --new M,SD,N" },
 	{ NULL, NULL, NULL },
 };
 

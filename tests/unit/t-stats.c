@@ -125,7 +125,8 @@ static void golden(void)
 				check(&wl, orig, "t", r.t, next(&p), 1e-9);
 				check(&wl, orig, "df", r.df, next(&p), 1e-9);
 				check(&wl, orig, "p", r.p, next(&p), 1e-7);
-				check(&wl, orig, "ratio", r.ratio, next(&p), 1e-12);
+				check(&wl, orig, "ratio", r.ratio, next(&p),
+				      1e-12);
 				check(&wl, orig, "lo", r.lo, next(&p), QTOL);
 				check(&wl, orig, "hi", r.hi, next(&p), QTOL);
 			}
