@@ -372,6 +372,26 @@ static void edges(void)
 		   "out: %s", r.why);
 	}
 
+	/* Zeros: no logarithms; Welch on the raw means takes over. */
+	{
+		double z0[] = { 0, 10, 11, 9, 10, 0, 10, 11 };
+		double z1[] = { 0, 10, 12, 9, 11, 10, 10, 11 };
+
+		ok(stats_compare_samples(z0, 8, z1, 8, &o, &r) == 0 &&
+		   r.have_welch && isnan(r.welch.diff_lo) == 0 &&
+		   r.verdict == STATS_INCONCLUSIVE,
+		   "samples with zeros: raw Welch, inconclusive (%s)",
+		   stats_verdict_str(r.verdict));
+	}
+
+	/* The adaptive loop stops on decisive verdicts and at the budget. */
+	stats_seq_init(&s, 0.05, 20);
+	r.verdict = STATS_LIKELY_REGRESSION;
+	ok(!stats_seq_should_stop(&s, &r, 10), "likely-*: keep sampling");
+	ok(stats_seq_should_stop(&s, &r, 20), "... until the budget");
+	r.verdict = STATS_NO_CHANGE;
+	ok(stats_seq_should_stop(&s, &r, 5), "no-change: stop");
+
 	stats_holm(p, 4, adj);
 	ok(close_to(adj[0], 0.04, 1e-12) && close_to(adj[2], 0.09, 1e-12) &&
 	   close_to(adj[1], 0.09, 1e-12) && close_to(adj[3], 0.5, 1e-12),
