@@ -405,7 +405,8 @@ static double pairs_le(const double *x, size_t m, const double *y, size_t n,
  * sorted.  Bisection in value keeps count(<= lo) < k <= count(<= hi); once
  * at most a few times m + n differences lie in (lo, hi], they are listed
  * (two pointers per bound) and the one of the right rank is picked, so
- * that about log2(m n / (m + n)) linear counts are needed.
+ * that about log2(m n / (m + n)) linear counts are needed.  Heavily tied
+ * differences never thin out; they end when lo and hi are adjacent.
  */
 static double pairs_kth(const double *x, size_t m, const double *y,
 			size_t n, double k)
@@ -421,10 +422,16 @@ static double pairs_kth(const double *x, size_t m, const double *y,
 		return lo;
 	chi = (double)m * n;
 	for (;;) {
-		double mid = lo + (hi - lo) / 2, cm;
+		double mid = lo / 2 + hi / 2, cm;
 
-		if (chi - clo <= limit || mid <= lo || mid >= hi)
+		if (chi - clo <= limit)
 			break;
+		/*
+		 * No double between lo and hi: every difference in (lo, hi]
+		 * is hi (many tied differences end here).
+		 */
+		if (mid <= lo || mid >= hi)
+			return hi;
 		cm = pairs_le(x, m, y, n, mid);
 		if (cm >= k) {
 			hi = mid;

@@ -544,6 +544,41 @@ static void hl_large(void)
 	free(y);
 }
 
+/* 10^6 pairs taking 11 values: ties that never thin out. */
+static void hl_ties(void)
+{
+	size_t m = 1000, n = 1000, i, j, k = 0;
+	double *x = malloc(m * sizeof(*x)), *y = malloc(n * sizeof(*y));
+	double *d = malloc(m * n * sizeof(*d)), N;
+	struct stats_hl r;
+	int good = 1;
+
+	for (i = 0; i < m; i++)
+		x[i] = (double)((i * 7) % 6);
+	for (j = 0; j < n; j++)
+		y[j] = (double)((j * 5) % 6) + (j % 3 == 0);
+	for (i = 0; i < m; i++)
+		for (j = 0; j < n; j++)
+			d[k++] = y[j] - x[i];
+	qsort(d, k, sizeof(*d), cmp_d);
+	N = (double)k;
+	stats_hodges_lehmann(x, m, y, n, 0.05, &r);
+	good = r.shift == (d[k / 2 - 1] + d[k / 2]) / 2;
+	/* The CI ends must be differences at symmetric ranks. */
+	for (i = 0; i < k && d[i] < r.lo; i++)
+		;
+	good = good && i < k && d[i] == r.lo;
+	for (j = k; j > 0 && d[j - 1] > r.hi; j--)
+		;
+	good = good && j > 0 && d[j - 1] == r.hi;
+	ok(good, "HL 1000 x 1000 integers (11 distinct "
+	   "differences of %.0f): shift %g [%g, %g] as sorted pairs", N,
+	   r.shift, r.lo, r.hi);
+	free(d);
+	free(x);
+	free(y);
+}
+
 int main(void)
 {
 	golden();
@@ -551,5 +586,6 @@ int main(void)
 	edges();
 	bootstrap();
 	hl_large();
+	hl_ties();
 	return done_testing();
 }
