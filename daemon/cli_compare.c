@@ -420,7 +420,8 @@ static void print_table(const struct metric_set *s,
 	for (i = 0; i < s->n; i++) {
 		const struct metric *m = &s->m[i];
 		const struct stats_result *r = &m->r;
-		char name[2 * COMPARE_MAX_NAME + 2], n[24], ch[16], lo[16], hi[16], ci[40];
+		char name[2 * COMPARE_MAX_NAME + 2], n[24], ch[16];
+		char lo[16], hi[16], ci[40];
 		char p[16] = "-", ph[16] = "-";
 
 		snprintf(name, sizeof(name), "%s%s%s", m->workload,
