@@ -12,6 +12,11 @@
  * Values are grouped by (workload, metric); every metric is compared, and
  * Holm and Benjamini-Hochberg adjust the p-values across metrics.
  *
+ * With --budget N (boots per side) the comparison is one look of the
+ * adaptive design of stats_seq_*: looks every --step boots per side, the
+ * earlier looks' alpha is replayed, this look's alpha is used, and the
+ * answer says whether to add boots or stop.
+ *
  * Reading and printing only; every decision is in stats.c.
  */
 #include <errno.h>
@@ -45,6 +50,10 @@ struct metric {
 	size_t n[2], alloc[2];
 	struct stats_result r;
 	double p_holm, p_bh;
+	int adaptive;		/* --budget given: a look of the design */
+	size_t look_n;		/* samples per side at this look */
+	double look_alpha;
+	int stop;		/* the design's decision */
 };
 
 struct metric_set {
@@ -359,6 +368,14 @@ static json_t *metric_json(const struct metric *m,
 		json_array_append_new(flags, json_string("suspicious"));
 	json_object_set_new(j, "flags", flags);
 	json_object_set_new(j, "why", json_string(r->why));
+	if (m->adaptive) {
+		x = json_object();
+		json_object_set_new(x, "n", json_integer(m->look_n));
+		json_num(x, "look_alpha", m->look_alpha);
+		json_object_set_new(x, "next", json_string(m->stop ? "stop" :
+							    "continue"));
+		json_object_set_new(j, "adaptive", x);
+	}
 	if (r->verdict == STATS_INCONCLUSIVE) {
 		json_num(j, "rules_out_worse_than", r->worse_max);
 		json_num(j, "rules_out_better_than", r->better_max);
@@ -399,6 +416,18 @@ static json_t *metric_json(const struct metric *m,
 		json_object_set_new(j, "bootstrap", x);
 	}
 	return j;
+}
+
+/* Replays the looks at step, 2 step, ... before n; returns n's alpha. */
+static double look_alpha(double alpha, size_t budget, size_t step, size_t n,
+			 struct stats_seq *seq)
+{
+	size_t l;
+
+	stats_seq_init(seq, alpha, budget);
+	for (l = step; l < n && l < budget; l += step)
+		stats_seq_look(seq, l);
+	return stats_seq_look(seq, n);
 }
 
 static void print_pct(char *buf, size_t len, double v)
@@ -445,6 +474,10 @@ static void print_table(const struct metric_set *s,
 		       r->flags & STATS_FLAG_SUSPICIOUS ? " suspicious" : "");
 		if (*r->why)
 			printf("    %s\n", r->why);
+		if (m->adaptive)
+			printf("    adaptive: look at %zu per side, alpha %.4g: "
+			       "%s\n", m->look_n, m->look_alpha,
+			       m->stop ? "stop" : "continue, add boots");
 		if (r->have_hl)
 			printf("    Hodges-Lehmann shift %.6g %s "
 			       "[%.6g, %.6g]\n", r->hl.shift, m->unit,
@@ -456,12 +489,16 @@ static void print_table(const struct metric_set *s,
 			       r->boot.hi_pct, r->boot.lo_bca, r->boot.hi_bca,
 			       r->boot.resamples, r->boot.seed);
 	}
-	printf("test: %s; %s; T = %.3g%%, alpha = %g, CI level %g%%\n",
+	printf("test: %s; %s; T = %.3g%%, alpha = %g",
 	       s->n && !strcmp(s->m[0].r.test, "welch-summary") ?
 	       "Welch's t on the summaries, CI by the delta method" :
 	       "Mann-Whitney U, CI from Welch's t on logs",
 	       s->n ? stats_direction_str(s->m[0].direction) : "",
-	       o->threshold * 100, o->alpha, (1 - o->alpha) * 100);
+	       o->threshold * 100, o->alpha);
+	if (s->n && s->m[0].adaptive)
+		printf(" overall; test and CI at the look's alpha\n");
+	else
+		printf(", CI level %g%%\n", (1 - o->alpha) * 100);
 }
 
 static void adjust(struct metric_set *s)
@@ -513,6 +550,8 @@ int cli_compare(int argc, char **argv)
 		{ "bootstrap", required_argument, NULL, 'B' },
 		{ "seed", required_argument, NULL, 's' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "budget", required_argument, NULL, 'N' },
+		{ "step", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -520,6 +559,7 @@ int cli_compare(int argc, char **argv)
 	struct metric_set set = { NULL, 0, 0 };
 	struct stats_opts o;
 	int c, json = 0, ret = CLI_FAILED, dir_set = 0;
+	size_t budget = 0, step = 5;
 	double v;
 	size_t i;
 
@@ -575,12 +615,20 @@ int cli_compare(int argc, char **argv)
 		case 'j':
 			json = 1;
 			break;
+		case 'N':
+		case 'S':
+			if (parse_double_opt(c == 'N' ? "--budget" : "--step",
+					     optarg, 1, 1e6, &v) < 0 ||
+			    v != floor(v))
+				return CLI_USAGE;
+			*(c == 'N' ? &budget : &step) = (size_t)v;
+			break;
 		case 'h':
 			printf("usage: kregress compare [--json] "
 			       "[--direction lower|higher] [--threshold PCT] "
 			       "[--alpha A] [--min-samples N] [--bootstrap N] "
-			       "[--seed S] BASE NEW | --base MEAN,SD,N "
-			       "--new MEAN,SD,N\n");
+			       "[--seed S] [--budget N [--step S]] BASE NEW | "
+			       "--base MEAN,SD,N --new MEAN,SD,N\n");
 			return CLI_OK;
 		default:
 			return cli_usage("compare");
@@ -591,7 +639,7 @@ int cli_compare(int argc, char **argv)
 		struct stats_summary sb, sn;
 		struct metric *m;
 
-		if (!base_sum || !new_sum || optind != argc)
+		if (!base_sum || !new_sum || optind != argc || budget)
 			return cli_usage("compare");
 		if (parse_summary("--base", base_sum, &sb) < 0 ||
 		    parse_summary("--new", new_sum, &sn) < 0)
@@ -614,13 +662,25 @@ int cli_compare(int argc, char **argv)
 		for (i = 0; i < set.n; i++) {
 			struct metric *m = &set.m[i];
 			struct stats_opts mo = o;
+			struct stats_seq seq;
 
 			if (!m->has_direction || dir_set)
 				m->direction = o.direction;
 			mo.direction = m->direction;
+			m->look_n = m->n[0] < m->n[1] ? m->n[0] : m->n[1];
+			m->adaptive = budget && m->look_n;
+			if (m->adaptive) {
+				m->look_alpha = look_alpha(o.alpha, budget,
+							   step, m->look_n,
+							   &seq);
+				mo.alpha = m->look_alpha;
+			}
 			if (stats_compare_samples(m->v[0], m->n[0], m->v[1],
 						  m->n[1], &mo, &m->r) < 0)
 				goto out;
+			if (m->adaptive)
+				m->stop = stats_seq_should_stop(&seq, &m->r,
+								m->look_n);
 		}
 	}
 	adjust(&set);

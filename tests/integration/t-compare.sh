@@ -96,6 +96,22 @@ ok $? "pass +20% is a regression, throughput is no-change"
 [ "$(jget "$T/j" 'all(c["p_holm"] >= c["p"] for c in j["comparisons"])')" = True ]
 ok $? "Holm-adjusted p-values are reported"
 
+# Adaptive looks: 5 boots per side of a budget of 20.
+head -5 "$T/control" >"$T/c5"
+head -5 "$T/pud" >"$T/p5"
+"$K" compare --json --budget 20 "$T/c5" "$T/p5" >"$T/j"
+[ "$(jget "$T/j" 'j["comparisons"][0]["adaptive"]["next"]')" = stop ] &&
+[ "$(jget "$T/j" 'round(j["comparisons"][0]["alpha"], 4)')" = 0.0179 ]
+ok $? "--budget 20, 5 vs 5 separated: stop at the first look (alpha 0.0179)"
+printf '%s\n' 100 120 90 110 95 >"$T/w1"
+printf '%s\n' 105 92 118 99 111 >"$T/w2"
+"$K" compare --budget 20 "$T/w1" "$T/w2" >"$T/out"
+grep -q 'inconclusive' "$T/out" && grep -q 'continue, add boots' "$T/out"
+ok $? "--budget 20, noisy 5 vs 5: inconclusive, continue"
+"$K" compare --json --budget 20 "$T/control" "$T/pud" >"$T/j"
+[ "$(jget "$T/j" 'round(j["comparisons"][0]["alpha"], 4)')" = 0.0131 ]
+ok $? "--budget 20 at 10 per side: the second look's alpha 0.0131"
+
 # Bad input: clear errors, exit status 1 (2 for usage), no crash.
 bad() {	# bad PATTERN DESCRIPTION ARGS...
 	local pat=$1 desc=$2 rc
@@ -132,6 +148,8 @@ bad "expected MEAN,SD,N" "two fields" --base 10,1 --new 10,1,5
 bad "usage" "--base without --new" --base 10,1,5
 bad "threshold" "bad threshold" --threshold 200 "$T/pud" "$T/pud"
 bad "alpha" "bad alpha" --alpha 0 "$T/pud" "$T/pud"
+bad "usage" "--budget with summaries" --budget 20 --base 1,1,5 --new 1,1,5
+bad "budget" "--budget 0" --budget 0 "$T/pud" "$T/pud"
 
 echo "1..$n"
 exit $fail
