@@ -778,12 +778,14 @@ static int load_hosts(struct cctx *c, json_t *root, struct config *cfg)
 	if (get_array(c, root, "hosts", &arr))
 		return -1;
 	if (!arr) {
-		/* The embedded default: the local libvirt, probed. */
+		/* The embedded default: the local libvirt, probed, for
+		 * the first configured arch (TCG emulates the other). */
 		cfg->hosts = xcalloc(1, sizeof(*cfg->hosts));
 		cfg->n_hosts = 1;
 		cfg->hosts[0].name = xstrdup("local");
 		cfg->hosts[0].uri = xstrdup("qemu:///system");
-		cfg->hosts[0].arch = CONFIG_ARCH_X86_64;
+		cfg->hosts[0].arch = cfg->has_arch[CONFIG_ARCH_X86_64] ?
+				     CONFIG_ARCH_X86_64 : CONFIG_ARCH_ARM64;
 		cfg->hosts[0].accel = CONFIG_ACCEL_AUTO;
 		cfg->hosts[0].capacity = 1;
 		return 0;

@@ -128,6 +128,13 @@ static void test_defaults(void)
 	   cfg->has_arch[CONFIG_ARCH_ARM64], "only the arch listed");
 	is_int(cfg->n_hosts, 0, "empty host list kept empty");
 	config_free(cfg);
+
+	cfg = good("{\"arches\": {\"arm64\": {}}}", "arm64 only");
+	if (!cfg)
+		return;
+	is_int(cfg->hosts[0].arch, CONFIG_ARCH_ARM64,
+	       "default host takes the configured arch");
+	config_free(cfg);
 	config_free(NULL);
 }
 
