@@ -466,8 +466,9 @@ static int is_mail_address(const char *s)
 
 static int is_libvirt_uri(const char *s)
 {
-	static const char *const re = "^(qemu|test)(\\+(ssh|libssh|libssh2|"
-		"tls|tcp|unix|ext))?://[^/[:space:]]*/[a-z]+(\\?[^[:space:]]*)?$";
+	static const char *const re = "^(qemu|test)"
+		"(\\+(ssh|libssh|libssh2|tls|tcp|unix|ext))?"
+		"://[^/[:space:]]*/[a-z]+(\\?[^[:space:]]*)?$";
 	regex_t rx;
 	int ok;
 
