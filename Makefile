@@ -147,7 +147,7 @@ deps:
 	fi
 .PHONY: deps
 
-install: programs
+install: programs $(INSTALL_EXTRA)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) \
 		$(DESTDIR)$(DATADIR)/schema
 	install -m 755 $(BUILD)/kregress $(DESTDIR)$(BINDIR)/kregress
