@@ -9,8 +9,17 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_client.h"
 
 const struct cli_command cli_commands[] = {
+	{ "submit", cli_submit,
+	  "submit [--server URL] [-c CONFIG] [--token T] [--json] URL|FILE" },
+	{ "status", cli_status,
+	  "status [--server URL] [-c CONFIG] [--json] [--before ID] [ID]" },
+	{ "watch", cli_watch,
+	  "watch [--server URL] [-c CONFIG] [--json] [--interval S] ID" },
+	{ "results", cli_results,
+	  "results [--server URL] [-c CONFIG] [--json] ID" },
 	{ NULL, NULL, NULL },
 };
 
