@@ -24,10 +24,24 @@
 #include "log.h"
 
 #define DB_BUSY_TIMEOUT_MS 5000
+#define DB_STMT_CACHE 32
+
+/*
+ * The statement cache saves a parse and plan per call on the hot paths
+ * (claiming a job is three statements: BEGIN, UPDATE, COMMIT); it is
+ * small, keyed by the address of a constant SQL string, and evicts round
+ * robin.
+ */
+struct db_cached {
+	const char *sql;
+	sqlite3_stmt *st;
+};
 
 struct db {
 	sqlite3 *sq;
 	char *path;
+	struct db_cached cache[DB_STMT_CACHE];
+	unsigned int cache_next;
 };
 
 int db_schema_version(void)
@@ -38,6 +52,32 @@ int db_schema_version(void)
 struct sqlite3 *db_sqlite(struct db *db)
 {
 	return db->sq;
+}
+
+sqlite3_stmt *db_stmt(struct db *db, const char *sql)
+{
+	struct db_cached *c;
+	sqlite3_stmt *st = NULL;
+	unsigned int i;
+
+	for (i = 0; i < DB_STMT_CACHE; i++) {
+		c = &db->cache[i];
+		if (c->sql == sql) {
+			sqlite3_reset(c->st);
+			sqlite3_clear_bindings(c->st);
+			return c->st;
+		}
+	}
+	if (sqlite3_prepare_v3(db->sq, sql, -1, SQLITE_PREPARE_PERSISTENT,
+			       &st, NULL) != SQLITE_OK) {
+		error("db", "%s: %s", db->path, sqlite3_errmsg(db->sq));
+		return NULL;
+	}
+	c = &db->cache[db->cache_next++ % DB_STMT_CACHE];
+	sqlite3_finalize(c->st);
+	c->sql = sql;
+	c->st = st;
+	return st;
 }
 
 int db_in_transaction(struct db *db)
@@ -77,14 +117,27 @@ out:
 	return ret;
 }
 
+static int db_step_once(struct db *db, sqlite3_stmt *st)
+{
+	int rc;
+
+	if (!st)
+		return -1;
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		return error("db", "%s: %s", db->path, sqlite3_errmsg(db->sq));
+	return 0;
+}
+
 int db_begin(struct db *db)
 {
-	return db_exec(db, "BEGIN IMMEDIATE");
+	return db_step_once(db, db_stmt(db, "BEGIN IMMEDIATE"));
 }
 
 int db_commit(struct db *db)
 {
-	if (db_exec(db, "COMMIT")) {
+	if (db_step_once(db, db_stmt(db, "COMMIT"))) {
 		db_rollback(db);
 		return -1;
 	}
@@ -216,9 +269,13 @@ int db_open(const char *path, struct db **out)
 
 void db_close(struct db *db)
 {
+	int i;
+
 	if (!db)
 		return;
 	db_rollback(db);
+	for (i = 0; i < DB_STMT_CACHE; i++)
+		sqlite3_finalize(db->cache[i].st);
 	sqlite3_close_v2(db->sq);
 	free(db->path);
 	free(db);

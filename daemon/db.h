@@ -33,6 +33,15 @@ void db_rollback(struct db *db);
 /* The connection, for db*.c and jobq.c only. */
 struct sqlite3 *db_sqlite(struct db *db);
 
+/*
+ * A prepared statement for sql, cached on the connection: sql must be a
+ * string constant (the cache keys on it), the statement comes reset with
+ * its bindings cleared, the connection keeps ownership (never finalize it;
+ * sqlite3_reset() it when done so that it releases its read snapshot).
+ * NULL (logged) if sql does not compile.  For db*.c and jobq.c only.
+ */
+struct sqlite3_stmt *db_stmt(struct db *db, const char *sql);
+
 /* True while a transaction is open on this connection. */
 int db_in_transaction(struct db *db);
 
