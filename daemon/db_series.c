@@ -17,13 +17,21 @@
 #include "jobq.h"
 #include "log.h"
 
+/*
+ * sql must be a string constant: the statement is cached on the
+ * connection (db_stmt()) and handed back with done().
+ */
 static int prepare(struct db *db, const char *sql, sqlite3_stmt **st)
 {
-	sqlite3 *s = db_sqlite(db);
+	*st = db_stmt(db, sql);
+	return *st ? 0 : -1;
+}
 
-	if (sqlite3_prepare_v2(s, sql, -1, st, NULL) != SQLITE_OK)
-		return error("db_series", "prepare: %s", sqlite3_errmsg(s));
-	return 0;
+/* Resets a cached statement so that it holds no read snapshot. */
+static void done(sqlite3_stmt *st)
+{
+	if (st)
+		sqlite3_reset(st);
 }
 
 static json_t *text_value(const char *text, int len)
@@ -104,7 +112,7 @@ static int rows_by_id(struct db *db, const char *sql, long long id,
 	ret = 0;
 out:
 	json_decref(rows);
-	sqlite3_finalize(st);
+	done(st);
 	return ret;
 }
 
@@ -140,7 +148,7 @@ int db_series_submit(struct db *db, const char *url, const char *mbox,
 	*id = sid;
 	ret = 0;
 out:
-	sqlite3_finalize(st);
+	done(st);
 	if (ret)
 		db_rollback(db);
 	return ret;
@@ -204,7 +212,7 @@ int db_series_list(struct db *db, const struct series_filter *f,
 	ret = 0;
 out:
 	json_decref(rows);
-	sqlite3_finalize(st);
+	done(st);
 	return ret;
 }
 
