@@ -382,6 +382,7 @@ int api_start_opts(const struct api_opts *opts, struct api **out)
 		.db_path = opts->db_path,
 		.body_max = opts->body_max,
 		.threads = opts->threads,
+		.db_setup = db_series_reader_setup,
 	};
 	struct api *api;
 	size_t i;

@@ -81,6 +81,37 @@ static json_t *row_object(sqlite3_stmt *st)
 	return obj;
 }
 
+/*
+ * A read transaction: the parts of one answer come from one snapshot,
+ * and the WAL read lock is taken once instead of once per statement.
+ */
+static int read_begin(struct db *db)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (prepare(db, "BEGIN DEFERRED", &st))
+		return -1;
+	rc = sqlite3_step(st);
+	done(st);
+	if (rc != SQLITE_DONE)
+		return error("db_series", "begin: %s",
+			     sqlite3_errmsg(db_sqlite(db)));
+	return 0;
+}
+
+static void read_end(struct db *db)
+{
+	sqlite3_stmt *st;
+
+	if (!prepare(db, "COMMIT", &st)) {
+		sqlite3_step(st);
+		done(st);
+	}
+	/* A read-only transaction cannot fail to end; make sure. */
+	db_rollback(db);
+}
+
 /* Runs a prepared, bound statement and collects its rows into *rows. */
 static int collect(struct db *db, sqlite3_stmt *st, json_t *rows)
 {
@@ -250,23 +281,40 @@ int db_series_get(struct db *db, long long id, json_t **out)
 		  "FROM comparison c LEFT JOIN host h ON h.id = c.host_id "
 		  "WHERE c.series_id = ?1 ORDER BY c.id" },
 	};
-	json_t *rows = NULL, *series, *part;
+	json_t *rows = NULL, *series = NULL, *part;
 	size_t i;
+	int ret = -1;
 
 	*out = NULL;
-	if (rows_by_id(db, series_sql, id, &rows))
+	if (read_begin(db))
 		return -1;
+	if (rows_by_id(db, series_sql, id, &rows))
+		goto out;
 	series = json_incref(json_array_get(rows, 0));
 	json_decref(rows);
-	if (!series)
-		return 0;
+	if (!series) {
+		ret = 0;
+		goto out;
+	}
 	for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
-		if (rows_by_id(db, parts[i].sql, id, &part)) {
-			json_decref(series);
-			return -1;
-		}
+		if (rows_by_id(db, parts[i].sql, id, &part))
+			goto out;
 		json_object_set_new(series, parts[i].key, part);
 	}
 	*out = series;
-	return 0;
+	series = NULL;
+	ret = 0;
+out:
+	read_end(db);
+	json_decref(series);
+	return ret;
+}
+
+int db_series_reader_setup(struct db *db)
+{
+	/*
+	 * API threads only read, mostly: map the file instead of copying
+	 * pages into each connection's private cache with pread().
+	 */
+	return db_exec(db, "PRAGMA mmap_size = 268435456");
 }

@@ -49,4 +49,7 @@ int db_series_list(struct db *db, const struct series_filter *f,
  */
 int db_series_get(struct db *db, long long id, json_t **out);
 
+/* Tunes a connection of an API worker thread (memory-mapped reads). */
+int db_series_reader_setup(struct db *db);
+
 #endif

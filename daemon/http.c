@@ -72,6 +72,7 @@ struct http_server {
 	socklen_t addrlen;
 	char *listen;
 	char *db_path;
+	int (*db_setup)(struct db *db);
 	size_t body_max;
 	unsigned threads;
 	struct MHD_Daemon *mhd;
@@ -168,6 +169,7 @@ int http_server_new(const struct http_opts *opts, struct http_server **out)
 		die("http", "out of memory");
 	srv->listen = strdup(opts->listen ? opts->listen : HTTP_LISTEN_DEFAULT);
 	srv->db_path = opts->db_path ? strdup(opts->db_path) : NULL;
+	srv->db_setup = opts->db_setup;
 	srv->body_max = opts->body_max ? opts->body_max : HTTP_BODY_MAX_DEFAULT;
 	srv->threads = opts->threads ? opts->threads : 4;
 	srv->id = __atomic_add_fetch(&server_ids, 1, __ATOMIC_RELAXED);
@@ -576,7 +578,9 @@ struct db *http_db(struct http_request *req)
 
 	if (tls_db && tls_server == srv->id)
 		return tls_db;
-	if (!srv->db_path || db_open(srv->db_path, &db)) {
+	if (!srv->db_path || db_open(srv->db_path, &db) ||
+	    (srv->db_setup && srv->db_setup(db))) {
+		db_close(db);
 		http_reply_error(req, 500, "database",
 				 "the database cannot be opened");
 		return NULL;

@@ -36,6 +36,8 @@ struct http_opts {
 	const char *db_path;	/* per-thread connections; NULL = none */
 	size_t body_max;	/* bytes; 0 = HTTP_BODY_MAX_DEFAULT */
 	unsigned threads;	/* worker threads; 0 = 4 */
+	/* Called on each worker's connection after db_open(); may be NULL. */
+	int (*db_setup)(struct db *db);
 };
 
 #define HTTP_BODY_MAX_DEFAULT	(8u << 20)
