@@ -154,6 +154,7 @@ static void test_backoff(struct db *db)
 		is_int(j.attempts, i + 1, "attempts = %d", i + 1);
 		ok(jobq_fail(db, j.id, "A", "transient", 1) == 0,
 		   "fail with retry");
+		job_release(&j);
 		is_str(job_state(db, id), "queued:transient",
 		       "queued again with the reason");
 		fake_now = t0 + want[i] - 1;
@@ -166,6 +167,7 @@ static void test_backoff(struct db *db)
 	is_int(j.attempts, 5, "attempts = 5 = max");
 	ok(jobq_fail(db, j.id, "A", "still broken", 1) == 0,
 	   "fail with retry on the last attempt");
+	job_release(&j);
 	is_str(job_state(db, id), "failed:still broken",
 	       "no attempts left: failed with the last reason");
 	fake_now += 100000;
