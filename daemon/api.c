@@ -17,6 +17,7 @@
 #include <jansson.h>
 
 #include "api.h"
+#include "config.h"
 #include "db.h"
 #include "db_series.h"
 #include "http.h"
@@ -33,6 +34,8 @@ struct api {
 	struct http_server *http;
 	char **tokens;
 	size_t n_tokens;
+	char **allow;		/* NULL: any URL may be submitted */
+	size_t n_allow;
 };
 
 /*
@@ -127,6 +130,19 @@ static int looks_like_mail(const char *body, size_t len)
 	return 0;
 }
 
+/* The allowlist keeps submissions from pointing into private networks. */
+static int url_allowed(struct api *api, const char *url)
+{
+	size_t i;
+
+	if (!api->allow)
+		return 1;
+	for (i = 0; i < api->n_allow; i++)
+		if (!strncmp(url, api->allow[i], strlen(api->allow[i])))
+			return 1;
+	return 0;
+}
+
 static void submit_series(struct http_request *req, void *arg)
 {
 	struct api *api = arg;
@@ -176,6 +192,12 @@ static void submit_series(struct http_request *req, void *arg)
 					 "\"url\" must be an http(s) URL of at "
 					 "most %d bytes without spaces",
 					 API_URL_MAX);
+			goto out;
+		}
+		if (!url_allowed(api, url)) {
+			http_reply_error(req, 403, "url-not-allowed",
+					 "\"%s\" is not under a prefix of the "
+					 "URL allowlist", url);
 			goto out;
 		}
 	} else if (!strcmp(type, "application/mbox") ||
@@ -396,6 +418,15 @@ int api_start_opts(const struct api_opts *opts, struct api **out)
 	for (i = 0; i < opts->n_tokens; i++)
 		api->tokens[i] = strdup(opts->tokens[i]);
 	api->n_tokens = opts->n_tokens;
+	if (opts->url_allowlist) {
+		api->allow = calloc(opts->n_url_allowlist + 1,
+				    sizeof(*api->allow));
+		if (!api->allow)
+			die("api", "out of memory");
+		for (i = 0; i < opts->n_url_allowlist; i++)
+			api->allow[i] = strdup(opts->url_allowlist[i]);
+		api->n_allow = opts->n_url_allowlist;
+	}
 
 	if (http_server_new(&ho, &api->http) ||
 	    http_route_add(api->http, "POST", "/api/v1/series",
@@ -432,5 +463,35 @@ void api_stop(struct api *api)
 	for (i = 0; i < api->n_tokens; i++)
 		free(api->tokens[i]);
 	free(api->tokens);
+	for (i = 0; i < api->n_allow; i++)
+		free(api->allow[i]);
+	free(api->allow);
 	free(api);
+}
+
+int api_start(const struct config *cfg, struct api **out)
+{
+	static const char *const none[1];
+	struct api_opts o = {
+		.listen = cfg->api.listen,
+		.db_path = cfg->database,
+		.n_tokens = cfg->api.n_tokens,
+		.url_allowlist = cfg->n_url_allowlist ?
+			(const char *const *)cfg->url_allowlist : none,
+		.n_url_allowlist = cfg->n_url_allowlist,
+		.body_max = cfg->api.max_body_bytes,
+	};
+	const char **tokens;
+	size_t i;
+	int ret;
+
+	tokens = calloc(cfg->api.n_tokens + 1, sizeof(*tokens));
+	if (!tokens)
+		die("api", "out of memory");
+	for (i = 0; i < cfg->api.n_tokens; i++)
+		tokens[i] = cfg->api.tokens[i].value;
+	o.tokens = tokens;
+	ret = api_start_opts(&o, out);
+	free(tokens);
+	return ret;
 }

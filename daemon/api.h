@@ -12,12 +12,16 @@
 #include <stddef.h>
 
 struct api;
+struct config;
 
 struct api_opts {
 	const char *listen;	/* host:port; NULL = 127.0.0.1:8080 */
 	const char *db_path;	/* the SQLite database */
 	const char *const *tokens;	/* bearer tokens accepted for writes */
 	size_t n_tokens;	/* 0: every write is refused with 401 */
+	/* URL prefixes a submitted URL must start with; NULL = any URL */
+	const char *const *url_allowlist;
+	size_t n_url_allowlist;
 	size_t body_max;	/* bytes; 0 = 8 MiB */
 	unsigned threads;	/* worker threads; 0 = 4 */
 };
@@ -27,6 +31,12 @@ struct api_opts {
  * copied.  0 and *out, or -1 (logged) when the address cannot be bound.
  */
 int api_start_opts(const struct api_opts *opts, struct api **out);
+
+/*
+ * api_start_opts() with the address, tokens, body cap, URL allowlist and
+ * database of kregressd's configuration (api.*, url_allowlist, database).
+ */
+int api_start(const struct config *cfg, struct api **out);
 
 /* The bound TCP port (for listen addresses with port 0). */
 int api_port(struct api *api);

@@ -185,6 +185,10 @@ static void test_bad_bodies(void)
 		  "URL with a space", 400 },
 		{ "application/json", "{\"url\":\"https://\"}", "bad-url",
 		  "URL without host", 400 },
+		{ "application/json", "{\"url\":\"https://10.0.0.1/x\"}",
+		  "url-not-allowed", "URL outside the allowlist", 403 },
+		{ "application/json", "{\"url\":\"https://x.evil.example/\"}",
+		  "url-not-allowed", "allowlisted host as a prefix", 403 },
 		{ "application/mbox", "", "bad-mbox", "empty mbox", 400 },
 		{ "application/mbox", "just some words\n", "bad-mbox",
 		  "not a mail", 400 },
@@ -556,7 +560,10 @@ static void test_db_unavailable(void)
 int main(void)
 {
 	const char *tokens[] = { "another-token", TOKEN };
+	const char *allow[] = { "https://lore.kernel.org/", "https://x/" };
 	struct api_opts o = {
+		.url_allowlist = allow,
+		.n_url_allowlist = 2,
 		.listen = "127.0.0.1:0",
 		.tokens = tokens,
 		.n_tokens = 2,
