@@ -7,6 +7,7 @@
  * through db_series.c; this file only shapes requests and responses.
  */
 #include <ctype.h>
+#include <pthread.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -30,12 +31,18 @@
 #define API_LIMIT_DEFAULT	50
 #define API_LIMIT_MAX		500
 
-struct api {
-	struct http_server *http;
+/* What a reload may change: swapped whole under api->lock. */
+struct api_access {
 	char **tokens;
 	size_t n_tokens;
 	char **allow;		/* NULL: any URL may be submitted */
 	size_t n_allow;
+};
+
+struct api {
+	struct http_server *http;
+	pthread_rwlock_t lock;	/* readers: handlers; writer: reload */
+	struct api_access *access;
 };
 
 /*
@@ -54,8 +61,11 @@ static int token_equal(const char *a, size_t alen, const char *b,
 	return diff == 0;
 }
 
-/* 1 if the request carries a configured bearer token; 0 after a 401. */
-static int authorized(struct http_request *req, struct api *api)
+/*
+ * 1 if the request carries a configured bearer token; 0 after a 401.
+ * Called with api->lock held for reading.
+ */
+static int authorized(struct http_request *req, struct api_access *api)
 {
 	const char *h = http_header(req, "Authorization");
 	size_t i, len;
@@ -131,7 +141,7 @@ static int looks_like_mail(const char *body, size_t len)
 }
 
 /* The allowlist keeps submissions from pointing into private networks. */
-static int url_allowed(struct api *api, const char *url)
+static int url_allowed(struct api_access *api, const char *url)
 {
 	size_t i;
 
@@ -153,8 +163,12 @@ static void submit_series(struct http_request *req, void *arg)
 	struct db *db;
 	long long id;
 	size_t len;
+	int allowed;
 
-	if (!authorized(req, api))
+	pthread_rwlock_rdlock(&api->lock);
+	allowed = authorized(req, api->access);
+	pthread_rwlock_unlock(&api->lock);
+	if (!allowed)
 		return;
 	body = http_body(req, &len);
 	media_type(req, type, sizeof(type));
@@ -194,7 +208,10 @@ static void submit_series(struct http_request *req, void *arg)
 					 API_URL_MAX);
 			goto out;
 		}
-		if (!url_allowed(api, url)) {
+		pthread_rwlock_rdlock(&api->lock);
+		allowed = url_allowed(api->access, url);
+		pthread_rwlock_unlock(&api->lock);
+		if (!allowed) {
 			http_reply_error(req, 403, "url-not-allowed",
 					 "\"%s\" is not under a prefix of the "
 					 "URL allowlist", url);
@@ -397,6 +414,55 @@ static void metrics(struct http_request *req, void *arg)
 		   len);
 }
 
+static char **strings_dup(const char *const *v, size_t n)
+{
+	char **copy = calloc(n + 1, sizeof(*copy));
+	size_t i;
+
+	if (!copy)
+		die("api", "out of memory");
+	for (i = 0; i < n; i++) {
+		copy[i] = strdup(v[i]);
+		if (!copy[i])
+			die("api", "out of memory");
+	}
+	return copy;
+}
+
+static void strings_free(char **v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; v && i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+static struct api_access *access_new(const struct api_opts *opts)
+{
+	struct api_access *a = calloc(1, sizeof(*a));
+
+	if (!a)
+		die("api", "out of memory");
+	a->tokens = strings_dup(opts->tokens, opts->n_tokens);
+	a->n_tokens = opts->n_tokens;
+	if (opts->url_allowlist) {
+		a->allow = strings_dup(opts->url_allowlist,
+				       opts->n_url_allowlist);
+		a->n_allow = opts->n_url_allowlist;
+	}
+	return a;
+}
+
+static void access_free(struct api_access *a)
+{
+	if (!a)
+		return;
+	strings_free(a->tokens, a->n_tokens);
+	strings_free(a->allow, a->n_allow);
+	free(a);
+}
+
 int api_start_opts(const struct api_opts *opts, struct api **out)
 {
 	struct http_opts ho = {
@@ -407,26 +473,12 @@ int api_start_opts(const struct api_opts *opts, struct api **out)
 		.db_setup = db_series_reader_setup,
 	};
 	struct api *api;
-	size_t i;
 
 	api = calloc(1, sizeof(*api));
 	if (!api)
 		die("api", "out of memory");
-	api->tokens = calloc(opts->n_tokens + 1, sizeof(*api->tokens));
-	if (!api->tokens)
-		die("api", "out of memory");
-	for (i = 0; i < opts->n_tokens; i++)
-		api->tokens[i] = strdup(opts->tokens[i]);
-	api->n_tokens = opts->n_tokens;
-	if (opts->url_allowlist) {
-		api->allow = calloc(opts->n_url_allowlist + 1,
-				    sizeof(*api->allow));
-		if (!api->allow)
-			die("api", "out of memory");
-		for (i = 0; i < opts->n_url_allowlist; i++)
-			api->allow[i] = strdup(opts->url_allowlist[i]);
-		api->n_allow = opts->n_url_allowlist;
-	}
+	pthread_rwlock_init(&api->lock, NULL);
+	api->access = access_new(opts);
 
 	if (http_server_new(&ho, &api->http) ||
 	    http_route_add(api->http, "POST", "/api/v1/series",
@@ -455,43 +507,59 @@ int api_port(struct api *api)
 
 void api_stop(struct api *api)
 {
-	size_t i;
-
 	if (!api)
 		return;
 	http_server_free(api->http);
-	for (i = 0; i < api->n_tokens; i++)
-		free(api->tokens[i]);
-	free(api->tokens);
-	for (i = 0; i < api->n_allow; i++)
-		free(api->allow[i]);
-	free(api->allow);
+	access_free(api->access);
+	pthread_rwlock_destroy(&api->lock);
 	free(api);
 }
 
-int api_start(const struct config *cfg, struct api **out)
+/* The tokens and allowlist of cfg, as api_opts (arrays to free()). */
+static void opts_from_config(const struct config *cfg, struct api_opts *o)
 {
 	static const char *const none[1];
-	struct api_opts o = {
-		.listen = cfg->api.listen,
-		.db_path = cfg->database,
-		.n_tokens = cfg->api.n_tokens,
-		.url_allowlist = cfg->n_url_allowlist ?
-			(const char *const *)cfg->url_allowlist : none,
-		.n_url_allowlist = cfg->n_url_allowlist,
-		.body_max = cfg->api.max_body_bytes,
-	};
 	const char **tokens;
 	size_t i;
-	int ret;
 
 	tokens = calloc(cfg->api.n_tokens + 1, sizeof(*tokens));
 	if (!tokens)
 		die("api", "out of memory");
 	for (i = 0; i < cfg->api.n_tokens; i++)
 		tokens[i] = cfg->api.tokens[i].value;
-	o.tokens = tokens;
+	o->listen = cfg->api.listen;
+	o->db_path = cfg->database;
+	o->tokens = tokens;
+	o->n_tokens = cfg->api.n_tokens;
+	/* An empty allowlist in the file means no URL at all. */
+	o->url_allowlist = cfg->n_url_allowlist ?
+		(const char *const *)cfg->url_allowlist : none;
+	o->n_url_allowlist = cfg->n_url_allowlist;
+	o->body_max = cfg->api.max_body_bytes;
+}
+
+int api_start(const struct config *cfg, struct api **out)
+{
+	struct api_opts o = { 0 };
+	int ret;
+
+	opts_from_config(cfg, &o);
 	ret = api_start_opts(&o, out);
-	free(tokens);
+	free((void *)o.tokens);
 	return ret;
+}
+
+void api_reload(struct api *api, const struct config *cfg)
+{
+	struct api_access *fresh, *old;
+	struct api_opts o = { 0 };
+
+	opts_from_config(cfg, &o);
+	fresh = access_new(&o);
+	free((void *)o.tokens);
+	pthread_rwlock_wrlock(&api->lock);
+	old = api->access;
+	api->access = fresh;
+	pthread_rwlock_unlock(&api->lock);
+	access_free(old);
 }

@@ -38,6 +38,12 @@ int api_start_opts(const struct api_opts *opts, struct api **out);
  */
 int api_start(const struct config *cfg, struct api **out);
 
+/*
+ * Takes the tokens and URL allowlist of a reloaded configuration; the
+ * next request uses them.  The address and body cap need a restart.
+ */
+void api_reload(struct api *api, const struct config *cfg);
+
 /* The bound TCP port (for listen addresses with port 0). */
 int api_port(struct api *api);
 

@@ -14,7 +14,8 @@
 
 #include "db.h"
 #include "db_series.h"
-#include "jobq.h"
+#include "log.h"
+#include "pipeline.h"
 #include "log.h"
 
 /*
@@ -172,7 +173,8 @@ int db_series_submit(struct db *db, const char *url, const char *mbox,
 		goto out;
 	}
 	sid = sqlite3_last_insert_rowid(db_sqlite(db));
-	if (jobq_enqueue(db, "fetch", sid, NULL, NULL))
+	/* The pipeline's first stage (fetch), in this transaction. */
+	if (pipeline_start(db, sid, NULL))
 		goto out;
 	if (db_commit(db))
 		goto out;
