@@ -424,6 +424,19 @@ static void completed_cb(void *cls, struct MHD_Connection *conn,
 	*con_cls = NULL;
 }
 
+/* libmicrohttpd's own diagnostics, as "http: ADDRESS: message". */
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	struct http_server *srv = cls;
+	struct strbuf msg = STRBUF_INIT;
+
+	strbuf_vaddf(&msg, fmt, ap);
+	while (msg.len && msg.buf[msg.len - 1] == '\n')
+		msg.buf[--msg.len] = '\0';
+	log_warn("http", "%s: %s", srv->listen, msg.buf);
+	strbuf_release(&msg);
+}
+
 int http_server_start(struct http_server *srv)
 {
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
@@ -432,12 +445,12 @@ int http_server_start(struct http_server *srv)
 	if (srv->addr.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
 	srv->mhd = MHD_start_daemon(flags, 0, NULL, NULL, access_cb, srv,
+		MHD_OPTION_EXTERNAL_LOGGER, mhd_log, srv,
 		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&srv->addr,
 		MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)srv->threads,
 		MHD_OPTION_NOTIFY_COMPLETED, completed_cb, srv,
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)30,
 		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)1000,
-		MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)1,
 		MHD_OPTION_END);
 	if (!srv->mhd)
 		return error("http", "%s: cannot listen: %s", srv->listen,

@@ -249,10 +249,33 @@ ok $? "every series reached its final state"
 grep -q 'released 1 stale lease,' "$T/daemon.log"
 ok $? "the restart logged the released lease"
 
+# --- SIGHUP: new tokens for the next request -------------------------------
+sed -i "s/$TOKEN/rotated-token-9876543210/" "$T/config.json"
+kill -HUP "$pid"
+for _ in $(seq 50); do
+	grep -q 'reloaded.*api.tokens to the next request' "$T/daemon.log" && break
+	sleep 0.1
+done
+kr submit --server "$SRV" --token rotated-token-9876543210 "$T/series.mbox"
+ok $? "after SIGHUP the new token is accepted"
+kr submit --server "$SRV" "$T/series.mbox"
+test $? = 1 && grep -q 'HTTP 401' "$T/err"
+ok $? "... and the old one refused"
+
 kill -TERM "$pid"
 wait "$pid"
 ok $? "SIGTERM after recovery: exit status 0"
 pid=
+
+# --- the API's port is taken: a clear error, exit status 1 ----------------
+$PY -c 'import socket, sys, time; s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(); open(sys.argv[2], "w").close(); time.sleep(30)' "$port" "$T/held" &
+holder=$!
+for _ in $(seq 100); do [ -e "$T/held" ] && break; sleep 0.1; done
+timeout 20 "$B/kregressd" -c "$T/config.json" 2>"$T/err"
+test $? = 1 && grep -q "http: error: 127.0.0.1:$port: cannot listen: Address already in use" "$T/err"
+ok $? "port in use: kregressd exits 1 naming the address"
+kill "$holder" 2>/dev/null
+wait "$holder" 2>/dev/null
 
 if [ $fail != 0 ]; then
 	echo "# daemon log:"
