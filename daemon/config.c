@@ -466,8 +466,9 @@ static int is_mail_address(const char *s)
 
 static int is_libvirt_uri(const char *s)
 {
-	static const char *const re = "^(qemu|test)(\\+(ssh|libssh|libssh2|"
-		"tls|tcp|unix|ext))?://[^/[:space:]]*/[a-z]+(\\?[^[:space:]]*)?$";
+	static const char *const re = "^(qemu|test)"
+		"(\\+(ssh|libssh|libssh2|tls|tcp|unix|ext))?"
+		"://[^/[:space:]]*/[a-z]+(\\?[^[:space:]]*)?$";
 	regex_t rx;
 	int ok;
 
@@ -778,12 +779,14 @@ static int load_hosts(struct cctx *c, json_t *root, struct config *cfg)
 	if (get_array(c, root, "hosts", &arr))
 		return -1;
 	if (!arr) {
-		/* The embedded default: the local libvirt, probed. */
+		/* The embedded default: the local libvirt, probed, for
+		 * the first configured arch (TCG emulates the other). */
 		cfg->hosts = xcalloc(1, sizeof(*cfg->hosts));
 		cfg->n_hosts = 1;
 		cfg->hosts[0].name = xstrdup("local");
 		cfg->hosts[0].uri = xstrdup("qemu:///system");
-		cfg->hosts[0].arch = CONFIG_ARCH_X86_64;
+		cfg->hosts[0].arch = cfg->has_arch[CONFIG_ARCH_X86_64] ?
+				     CONFIG_ARCH_X86_64 : CONFIG_ARCH_ARM64;
 		cfg->hosts[0].accel = CONFIG_ACCEL_AUTO;
 		cfg->hosts[0].capacity = 1;
 		return 0;

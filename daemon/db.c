@@ -24,13 +24,13 @@
 #include "log.h"
 
 #define DB_BUSY_TIMEOUT_MS 5000
-#define DB_STMT_CACHE 32
 
 /*
  * The statement cache saves a parse and plan per call on the hot paths
- * (claiming a job is three statements: BEGIN, UPDATE, COMMIT); it is
- * small, keyed by the address of a constant SQL string, and evicts round
- * robin.
+ * (claiming a job is three statements: BEGIN, UPDATE, COMMIT).  It is
+ * keyed by the address of a constant SQL string, so it holds at most one
+ * statement per SQL string in the code, and it never evicts: a caller may
+ * hold one cached statement while it asks for another.
  */
 struct db_cached {
 	const char *sql;
@@ -40,8 +40,8 @@ struct db_cached {
 struct db {
 	sqlite3 *sq;
 	char *path;
-	struct db_cached cache[DB_STMT_CACHE];
-	unsigned int cache_next;
+	struct db_cached *cache;
+	size_t n_cache, alloc_cache;
 };
 
 int db_schema_version(void)
@@ -58,9 +58,9 @@ sqlite3_stmt *db_stmt(struct db *db, const char *sql)
 {
 	struct db_cached *c;
 	sqlite3_stmt *st = NULL;
-	unsigned int i;
+	size_t i;
 
-	for (i = 0; i < DB_STMT_CACHE; i++) {
+	for (i = 0; i < db->n_cache; i++) {
 		c = &db->cache[i];
 		if (c->sql == sql) {
 			sqlite3_reset(c->st);
@@ -73,8 +73,14 @@ sqlite3_stmt *db_stmt(struct db *db, const char *sql)
 		error("db", "%s: %s", db->path, sqlite3_errmsg(db->sq));
 		return NULL;
 	}
-	c = &db->cache[db->cache_next++ % DB_STMT_CACHE];
-	sqlite3_finalize(c->st);
+	if (db->n_cache == db->alloc_cache) {
+		db->alloc_cache = db->alloc_cache ? 2 * db->alloc_cache : 32;
+		c = realloc(db->cache, db->alloc_cache * sizeof(*c));
+		if (!c)
+			die("db", "out of memory");
+		db->cache = c;
+	}
+	c = &db->cache[db->n_cache++];
 	c->sql = sql;
 	c->st = st;
 	return st;
@@ -269,13 +275,14 @@ int db_open(const char *path, struct db **out)
 
 void db_close(struct db *db)
 {
-	int i;
+	size_t i;
 
 	if (!db)
 		return;
 	db_rollback(db);
-	for (i = 0; i < DB_STMT_CACHE; i++)
+	for (i = 0; i < db->n_cache; i++)
 		sqlite3_finalize(db->cache[i].st);
+	free(db->cache);
 	sqlite3_close_v2(db->sq);
 	free(db->path);
 	free(db);

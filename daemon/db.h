@@ -35,9 +35,12 @@ struct sqlite3 *db_sqlite(struct db *db);
 
 /*
  * A prepared statement for sql, cached on the connection: sql must be a
- * string constant (the cache keys on it), the statement comes reset with
- * its bindings cleared, the connection keeps ownership (never finalize it;
- * sqlite3_reset() it when done so that it releases its read snapshot).
+ * string constant (the cache keys on its address and keeps one statement
+ * per string for the life of the connection), the statement comes reset
+ * with its bindings cleared, the connection keeps ownership (never
+ * finalize it; sqlite3_reset() it when done so that it releases its read
+ * snapshot).  Asking for the same sql again while still using it resets
+ * it under the first user: use each string in one place.
  * NULL (logged) if sql does not compile.  For db*.c and jobq.c only.
  */
 struct sqlite3_stmt *db_stmt(struct db *db, const char *sql);

@@ -18,6 +18,10 @@
  * check of every queue call makes that safe against the worker's own late
  * writes.  After kill -9 nothing is released, and the next start-up does
  * it instead (pipeline_recover()).
+ *
+ * Test hook: KREGRESS_TEST_LEASE_S sets the lease (default 60 s; the
+ * heartbeat runs every third of it), so that a test can watch heartbeats
+ * keep a job that runs longer than its lease.
  */
 #include <errno.h>
 #include <poll.h>
@@ -40,7 +44,7 @@
 #include "pipeline.h"
 #include "strbuf.h"
 
-#define LEASE_S			60	/* heartbeats every LEASE_S / 3 */
+#define LEASE_DEFAULT_S		60
 #define SHUTDOWN_GRACE_S	10
 #define IDLE_WAIT_MS		1000
 #define EXIT_CONFIG		2
@@ -54,6 +58,7 @@ struct worker {
 	long long job_id;	/* the job being run, 0 = none */
 };
 
+static int lease_s = LEASE_DEFAULT_S;	/* heartbeats every lease_s / 3 */
 static volatile sig_atomic_t stopping;
 static int workers_stuck;	/* still running after the grace period */
 static pthread_mutex_t idle_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -124,7 +129,7 @@ static void *worker_main(void *arg)
 	struct worker *w = arg;
 	struct pipeline_ctx ctx = {
 		.owner = w->owner,
-		.lease_s = LEASE_S,
+		.lease_s = lease_s,
 		.stop = &stopping,
 	};
 	struct timespec until;
@@ -137,7 +142,7 @@ static void *worker_main(void *arg)
 		return NULL;
 	}
 	while (!stopping) {
-		r = jobq_claim(ctx.db, w->owner, LEASE_S, &job);
+		r = jobq_claim(ctx.db, w->owner, lease_s, &job);
 		if (r == 1) {
 			pthread_mutex_lock(&w->lock);
 			w->job_id = job.id;
@@ -178,7 +183,7 @@ static void heartbeat(struct db *db, struct worker *w, int n)
 		pthread_mutex_lock(&w[i].lock);
 		id = w[i].job_id;
 		pthread_mutex_unlock(&w[i].lock);
-		if (id && jobq_heartbeat(db, id, w[i].owner, LEASE_S))
+		if (id && jobq_heartbeat(db, id, w[i].owner, lease_s))
 			log_warn("worker", "%d: job %lld: lease lost", i, id);
 	}
 	/* Leases that expired anyway (a stuck worker of ours, or another
@@ -275,10 +280,15 @@ static int run(struct config *cfg)
 	char host[64] = "localhost";
 	char owner[96];
 	struct pollfd pfd[2] = { { -1, POLLIN, 0 }, { -1, POLLIN, 0 } };
-	struct itimerspec its = { { LEASE_S / 3, 0 }, { LEASE_S / 3, 0 } };
+	struct itimerspec its = { { 0, 0 }, { 0, 0 } };
+	const char *env = getenv("KREGRESS_TEST_LEASE_S");
 	sigset_t sigs;
 	int i, n = cfg->limits.workers, released = 0, orphans = 0, ret = 1;
 
+	if (env && atoi(env) > 0)
+		lease_s = atoi(env);
+	its.it_interval.tv_sec = lease_s / 3 > 0 ? lease_s / 3 : 1;
+	its.it_value = its.it_interval;
 	if (mkdir_p(cfg->state_dir, 0750) || db_open(cfg->database, &db))
 		goto out;
 	gethostname(host, sizeof(host) - 1);
@@ -320,7 +330,7 @@ static int run(struct config *cfg)
 		w[i].started = 1;
 	}
 	log_info("kregressd", "ready: pid %ld, %d worker%s, lease %d s, "
-		 "owner %s", (long)getpid(), n, n == 1 ? "" : "s", LEASE_S,
+		 "owner %s", (long)getpid(), n, n == 1 ? "" : "s", lease_s,
 		 owner);
 
 	while (!stopping) {

@@ -205,12 +205,27 @@ done:
 int pipeline_recover(struct db *db, const char *owner, int *released,
 		     int *orphans)
 {
+	int n = 0, o = 0;
+
 	if (db_begin(db))
 		return -1;
-	if (jobq_release_stale(db, owner, released) ||
-	    db_pipeline_fail_orphans(db, orphans) || db_commit(db)) {
-		db_rollback(db);
-		return -1;
-	}
+	if (jobq_release_stale(db, owner, &n))
+		goto fail;
+	/*
+	 * Orphans come from jobs failed by the release (or from a crash of
+	 * an older version): look for them at start-up and when a sweep
+	 * released something, not on every idle sweep of a big table.
+	 */
+	if ((owner || n) && db_pipeline_fail_orphans(db, &o))
+		goto fail;
+	if (db_commit(db))
+		goto fail;
+	if (released)
+		*released = n;
+	if (orphans)
+		*orphans = o;
 	return 0;
+fail:
+	db_rollback(db);
+	return -1;
 }

@@ -98,7 +98,9 @@ int pipeline_run_job(struct pipeline_ctx *ctx, const struct job *job);
 /*
  * Start-up recovery, in one transaction: releases every lease not held by
  * owner (jobq_release_stale()) and fails the series whose last job can no
- * longer run.  *released and *orphans (optional) receive the counts.
+ * longer run.  owner NULL is the periodic sweep: only expired leases, and
+ * the series check only when a lease was released.  *released and
+ * *orphans (optional) receive the counts.
  */
 int pipeline_recover(struct db *db, const char *owner, int *released,
 		     int *orphans);

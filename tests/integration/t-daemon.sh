@@ -212,6 +212,19 @@ is "$(q "SELECT attempts FROM job WHERE series_id = $s3")" 1 \
 	"job runs after the restart"
 stop TERM
 
+# --- heartbeats keep a job that outlives its lease ------------------------
+start KREGRESS_TEST_LEASE_S=3 KREGRESS_TEST_STAGE_SLEEP=6
+s4=$(new_series four)
+wait_q 10 "SELECT state FROM job WHERE series_id = $s4" running
+e1=$(q "SELECT lease_expires FROM job WHERE series_id = $s4")
+sleep 3
+e2=$(q "SELECT lease_expires FROM job WHERE series_id = $s4")
+ok $([ "$e2" -gt "$e1" ]; echo $?) "heartbeat extended the lease ($e1 -> $e2)"
+wait_q 15 "SELECT status FROM series WHERE id = $s4" failed
+is "$(q "SELECT state || '|' || attempts FROM job WHERE series_id = $s4")" \
+	"failed|1" "job ran once, past its 3 s lease, never re-claimed"
+stop TERM
+
 # --- a database from a newer kregress is refused --------------------------
 q "PRAGMA user_version = 999"
 "$kd" -c "$tmp/config.json" 2>"$tmp/newer.log"

@@ -10,7 +10,11 @@ trap 'rm -rf "$tmp"' EXIT
 n=0
 ok() {
 	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi
+	if [ "$1" -eq 0 ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+	fi
 }
 
 make -s -C "$src" install-systemd DESTDIR="$tmp/dest" PREFIX=/usr \

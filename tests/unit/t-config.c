@@ -59,7 +59,8 @@ static void test_example(void)
 	is_int(cfg->n_trees, 1, "one tree");
 	is_str(cfg->trees[0].lists[0], "linux-mm", "tree's list");
 	is_int(cfg->trees[0].refresh_interval_s, 3600, "refresh interval");
-	ok(cfg->has_arch[CONFIG_ARCH_X86_64] && cfg->has_arch[CONFIG_ARCH_ARM64],
+	ok(cfg->has_arch[CONFIG_ARCH_X86_64] &&
+	   cfg->has_arch[CONFIG_ARCH_ARM64],
 	   "both arches");
 	is_str(cfg->arches[CONFIG_ARCH_ARM64].cross_compile,
 	       "aarch64-linux-gnu-", "arm64 cross prefix");
@@ -128,6 +129,13 @@ static void test_defaults(void)
 	   cfg->has_arch[CONFIG_ARCH_ARM64], "only the arch listed");
 	is_int(cfg->n_hosts, 0, "empty host list kept empty");
 	config_free(cfg);
+
+	cfg = good("{\"arches\": {\"arm64\": {}}}", "arm64 only");
+	if (!cfg)
+		return;
+	is_int(cfg->hosts[0].arch, CONFIG_ARCH_ARM64,
+	       "default host takes the configured arch");
+	config_free(cfg);
 	config_free(NULL);
 }
 
@@ -194,7 +202,8 @@ static void test_bad(void)
 	bad("{\"api\": {\"listen\": \"127.0.0.1:99999\"}}", "config.json: "
 	    "api.listen: not HOST:PORT (an IPv4 address, [IPv6] or "
 	    "localhost, and a port 1-65535)", "port out of range");
-	bad("{\"api\": {\"tokens\": [{\"name\": \"x\", \"value\": \"short\"}]}}",
+	bad("{\"api\": {\"tokens\": [{\"name\": \"x\", "
+	    "\"value\": \"short\"}]}}",
 	    "config.json: api.tokens[0].value: token too short (at least 16 "
 	    "characters, no blanks)", "short token");
 	bad("{\"api\": {\"tokens\": [{\"name\": \"x\"}]}}", "config.json: "

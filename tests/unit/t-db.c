@@ -170,6 +170,39 @@ static void test_upgrade(void)
 	db_close(db);
 }
 
+/* The statement cache: same string, same statement; never evicted. */
+static void test_stmt_cache(void)
+{
+	static char sqls[40][48];
+	sqlite3_stmt *held, *st;
+	struct db *db = NULL;
+	char path[256];
+	int i, fine = 1;
+
+	snprintf(path, sizeof(path), "%s/cache.db", dir);
+	if (!ok(db_open(path, &db) == 0, "open for the cache"))
+		return;
+	held = db_stmt(db, "SELECT ?1 + 1");
+	ok(held && db_stmt(db, "SELECT ?1 + 1") == held,
+	   "same SQL string, same statement");
+	sqlite3_bind_int(held, 1, 41);
+	for (i = 0; i < 40; i++) {
+		snprintf(sqls[i], sizeof(sqls[i]), "SELECT %d", i);
+		st = db_stmt(db, sqls[i]);
+		if (!st || sqlite3_step(st) != SQLITE_ROW ||
+		    sqlite3_column_int(st, 0) != i)
+			fine = 0;
+		sqlite3_reset(st);
+	}
+	ok(fine, "40 more statements prepared and run");
+	ok(sqlite3_step(held) == SQLITE_ROW &&
+	   sqlite3_column_int(held, 0) == 42,
+	   "the statement held meanwhile is intact, binding kept");
+	sqlite3_reset(held);
+	ok(db_stmt(db, "no such SQL") == NULL, "bad SQL gives NULL");
+	db_close(db);
+}
+
 static void test_bad_file(void)
 {
 	struct db *db = NULL;
@@ -196,6 +229,7 @@ int main(void)
 	}
 	test_fresh();
 	test_upgrade();
+	test_stmt_cache();
 	test_bad_file();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd))
