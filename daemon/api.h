@@ -17,7 +17,7 @@ struct config;
 struct api_opts {
 	const char *listen;	/* host:port; NULL = 127.0.0.1:8080 */
 	const char *db_path;	/* the SQLite database */
-	const char *const *tokens;	/* bearer tokens accepted for writes */
+	const char *const *tokens;	/* bearer tokens for writes */
 	size_t n_tokens;	/* 0: every write is refused with 401 */
 	/* URL prefixes a submitted URL must start with; NULL = any URL */
 	const char *const *url_allowlist;

@@ -387,7 +387,7 @@ static enum MHD_Result access_cb(void *cls, struct MHD_Connection *conn,
 
 		/* Refuse an announced oversized body before reading it. */
 		cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-						 MHD_HTTP_HEADER_CONTENT_LENGTH);
+				MHD_HTTP_HEADER_CONTENT_LENGTH);
 		if (cl && strtoull(cl, NULL, 10) > srv->body_max) {
 			req->too_large = 1;
 			dispatch(req);
@@ -601,7 +601,8 @@ struct db *http_db(struct http_request *req)
 	pthread_mutex_lock(&srv->lock);
 	if (srv->ndbs == srv->dbs_alloc) {
 		srv->dbs_alloc = srv->dbs_alloc ? 2 * srv->dbs_alloc : 8;
-		srv->dbs = realloc(srv->dbs, srv->dbs_alloc * sizeof(*srv->dbs));
+		srv->dbs = realloc(srv->dbs,
+				   srv->dbs_alloc * sizeof(*srv->dbs));
 		if (!srv->dbs)
 			die("http", "out of memory");
 	}

@@ -32,7 +32,7 @@ struct http_server;
 struct http_request;
 
 struct http_opts {
-	const char *listen;	/* "127.0.0.1:8080", "[::1]:0"; NULL = that */
+	const char *listen;	/* "127.0.0.1:8080", "[::1]:0"; NULL: 8080 */
 	const char *db_path;	/* per-thread connections; NULL = none */
 	size_t body_max;	/* bytes; 0 = HTTP_BODY_MAX_DEFAULT */
 	unsigned threads;	/* worker threads; 0 = 4 */

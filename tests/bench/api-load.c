@@ -238,7 +238,8 @@ int main(int argc, char **argv)
 	if (getloadavg(load, 3) == 3)
 		printf("api-load: load average %.2f %.2f %.2f on %ld CPUs "
 		       "(the machine is shared: figures vary with it)\n",
-		       load[0], load[1], load[2], sysconf(_SC_NPROCESSORS_ONLN));
+		       load[0], load[1], load[2],
+		       sysconf(_SC_NPROCESSORS_ONLN));
 out:
 	if (pid > 0) {
 		kill(pid, SIGTERM);

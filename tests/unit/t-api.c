@@ -88,7 +88,7 @@ static int raw(const char *request, size_t len, struct strbuf *out)
 	while (len) {
 		n = write(fd, request, len);
 		if (n <= 0)
-			break;	/* the server may answer and close early */
+			break;	/* the server may answer and close */
 		request += n;
 		len -= n;
 	}
@@ -167,8 +167,8 @@ static void test_bad_bodies(void)
 		const char *ctype, *body, *code, *what;
 		long status;
 	} cases[] = {
-		{ "application/json", "{\"url\": ", "bad-json", "truncated JSON",
-		  400 },
+		{ "application/json", "{\"url\": ", "bad-json",
+		  "truncated JSON", 400 },
 		{ "application/json", "", "bad-json", "empty JSON body", 400 },
 		{ "application/json", "[\"https://x/y\"]", "bad-request",
 		  "JSON array", 400 },
