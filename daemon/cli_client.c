@@ -463,6 +463,26 @@ static void watch_block(json_t *s, struct strbuf *out)
 							    "comparisons")));
 }
 
+/* "a\n  b\n" -> "a; b\n": a block as one line for logs and pipes. */
+static void join_lines(struct strbuf *sb)
+{
+	struct strbuf out = STRBUF_INIT;
+	const char *p;
+
+	for (p = sb->buf; *p; p++) {
+		if (*p == '\n' && p[1]) {
+			strbuf_addstr(&out, "; ");
+			while (p[1] == ' ')
+				p++;
+			continue;
+		}
+		strbuf_addch(&out, *p);
+	}
+	strbuf_reset(sb);
+	strbuf_add(sb, out.buf, out.len);
+	strbuf_release(&out);
+}
+
 int cli_watch(int argc, char **argv)
 {
 	struct client_request r = { .method = "GET" };
@@ -512,15 +532,12 @@ int cli_watch(int argc, char **argv)
 			for (p = cur.buf; *p; p++)
 				shown_lines += *p == '\n';
 		} else if (strcmp(cur.buf, prev.buf)) {
-			/* One line per change: the block's lines joined. */
-			char *p;
-
-			for (p = cur.buf; *p; p++)
-				if (*p == '\n' && p[1] && !o.json)
-					*p = ';';
-			fputs(cur.buf, stdout);
 			strbuf_reset(&prev);
 			strbuf_addstr(&prev, cur.buf);
+			/* One line per change: the block's lines joined. */
+			if (!o.json)
+				join_lines(&cur);
+			fputs(cur.buf, stdout);
 		}
 		fflush(stdout);
 		if (final) {

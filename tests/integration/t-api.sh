@@ -256,8 +256,8 @@ for _ in $(seq 50); do
 	grep -q 'reloaded.*api.tokens to the next request' "$T/daemon.log" && break
 	sleep 0.1
 done
-kr submit --server "$SRV" --token rotated-token-9876543210 "$T/series.mbox"
-ok $? "after SIGHUP the new token is accepted"
+kr submit --server "$SRV" --token rotated-token-9876543210 - <"$T/series.mbox"
+ok $? "after SIGHUP the new token is accepted (mbox from stdin)"
 kr submit --server "$SRV" "$T/series.mbox"
 test $? = 1 && grep -q 'HTTP 401' "$T/err"
 ok $? "... and the old one refused"
