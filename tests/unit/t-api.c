@@ -7,6 +7,7 @@
  * framing matter, a raw socket.
  */
 #include <arpa/inet.h>
+#include <pthread.h>
 #include <netinet/in.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -377,6 +378,11 @@ static void test_routes(void)
 	    "Connection: close\r\nContent-Length: 0\r\n\r\n", 0, &out);
 	ok(strstr(out.buf, "HTTP/1.1 405") != NULL &&
 	   strstr(out.buf, "Allow: GET") != NULL, "405 carries Allow");
+	strbuf_reset(&out);
+	raw("HEAD /api/v1/health HTTP/1.1\r\nHost: x\r\n"
+	    "Connection: close\r\n\r\n", 0, &out);
+	ok(!strncmp(out.buf, "HTTP/1.1 200", 12) && !strchr(out.buf, '{'),
+	   "HEAD is served by the GET route, without a body");
 	strbuf_release(&out);
 }
 
@@ -536,6 +542,43 @@ static void test_atomic_submit(void)
 	       "the same submission works afterwards");
 }
 
+static void *submitter(void *arg)
+{
+	long *accepted = arg;
+	int i;
+
+	for (i = 0; i < 25; i++)
+		if (post_json(TOKEN, "{\"url\":\"https://x/concurrent\"}",
+			      NULL) == 202)
+			(*accepted)++;
+	return NULL;
+}
+
+/* Four clients at once: every worker thread writes on its connection. */
+static void test_concurrent(void)
+{
+	long long series0 = count("SELECT count(*) FROM series");
+	long long jobs0 = count("SELECT count(*) FROM job");
+	long accepted[4] = { 0 };
+	pthread_t t[4];
+	int i;
+
+	for (i = 0; i < 4; i++)
+		pthread_create(&t[i], NULL, submitter, &accepted[i]);
+	for (i = 0; i < 4; i++)
+		pthread_join(t[i], NULL);
+	is_int(accepted[0] + accepted[1] + accepted[2] + accepted[3], 100,
+	       "100 concurrent submissions: all 202");
+	is_int(count("SELECT count(*) FROM series") - series0, 100,
+	       "... 100 new series");
+	is_int(count("SELECT count(*) FROM job") - jobs0, 100,
+	       "... and 100 new jobs");
+	is_int(count("SELECT count(*) FROM series s WHERE source_url = "
+		     "'https://x/concurrent' AND (SELECT count(*) FROM job j "
+		     "WHERE j.series_id = s.id) = 1"), 100,
+	       "... exactly one job per series");
+}
+
 static void test_db_unavailable(void)
 {
 	struct api_opts o = { .listen = "127.0.0.1:0",
@@ -596,6 +639,7 @@ int main(void)
 	test_list();
 	test_metrics();
 	test_atomic_submit();
+	test_concurrent();
 	test_db_unavailable();
 
 	api_stop(api);
