@@ -9,10 +9,20 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_client.h"
 #include "cli_compare.h"
 
 const struct cli_command cli_commands[] = {
-	{ "compare", cli_compare, "compare [--json] [OPTIONS] BASE NEW | --base M,SD,N --new M,SD,N" },
+	{ "submit", cli_submit,
+	  "submit [--server URL] [-c CONFIG] [--token T] [--json] URL|FILE" },
+	{ "status", cli_status,
+	  "status [--server URL] [-c CONFIG] [--json] [--before ID] [ID]" },
+	{ "watch", cli_watch,
+	  "watch [--server URL] [-c CONFIG] [--json] [--interval S] ID" },
+	{ "results", cli_results,
+	  "results [--server URL] [-c CONFIG] [--json] ID" },
+	{ "compare", cli_compare,
+	  "compare [--json] [OPTIONS] BASE NEW | --base M,SD,N --new M,SD,N" },
 	{ NULL, NULL, NULL },
 };
 

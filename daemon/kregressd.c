@@ -36,6 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "api.h"
 #include "config.h"
 #include "db.h"
 #include "jobq.h"
@@ -71,6 +72,9 @@ static pthread_mutex_t config_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct config *config_cur;
 static struct config **config_old;
 static size_t n_config_old;
+
+/* The JSON API (api.c), serving on its own threads; NULL until started. */
+static struct api *api;
 
 static const struct config *config_get(void)
 {
@@ -215,6 +219,8 @@ static void reload(const char *path)
 		strbuf_addstr(&fixed, " api.listen");
 	if (cur->limits.workers != cfg->limits.workers)
 		strbuf_addstr(&fixed, " limits.workers");
+	if (cur->api.max_body_bytes != cfg->api.max_body_bytes)
+		strbuf_addstr(&fixed, " api.max_body_bytes");
 	old = realloc(config_old, (n_config_old + 1) * sizeof(*old));
 	if (!old)
 		die("config", "out of memory");
@@ -223,9 +229,11 @@ static void reload(const char *path)
 	config_old[n_config_old++] = config_cur;
 	config_cur = cfg;
 	pthread_mutex_unlock(&config_lock);
+	if (api)
+		api_reload(api, cfg);
 	log_info("config", "%s: reloaded: trees, hosts, plans, stats, lists, "
-		 "url_allowlist, mail and limits apply to the next job",
-		 path);
+		 "url_allowlist, mail and limits apply to the next job; "
+		 "api.tokens to the next request", path);
 	if (fixed.len)
 		log_warn("config", "%s: changed but needs a restart:%s", path,
 			 fixed.buf);
@@ -304,6 +312,9 @@ static int run(struct config *cfg)
 		error("kregressd", "signals and timers: %s", strerror(errno));
 		goto out;
 	}
+	/* After the mask: the API's threads must not take the signals. */
+	if (api_start(cfg, &api))
+		goto out;
 
 	w = calloc(n, sizeof(*w));
 	if (!w)
@@ -351,9 +362,14 @@ static int run(struct config *cfg)
 	}
 	ret = 0;
 stop:
+	/* No new requests first, then the workers give their jobs back. */
+	api_stop(api);
+	api = NULL;
 	stop_workers(db, w, n);
 	log_info("kregressd", "stopped");
 out:
+	api_stop(api);
+	api = NULL;
 	if (pfd[0].fd >= 0)
 		close(pfd[0].fd);
 	if (pfd[1].fd >= 0)

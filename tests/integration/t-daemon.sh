@@ -130,8 +130,11 @@ is $? 2 "missing file: exit status 2"
 is $? 2 "unknown option: exit status 2"
 
 # --- a job that cannot succeed yet fails honestly -------------------------
-cat >"$tmp/config.json" <<'JSON'
-{ "state_dir": "state", "limits": { "workers": 2 } }
+# The daemon serves the API too: on a free port, not on the default 8080.
+port=$(/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+cat >"$tmp/config.json" <<JSON
+{ "state_dir": "state", "limits": { "workers": 2 },
+  "api": { "listen": "127.0.0.1:$port" } }
 JSON
 start
 ok $? "daemon starts on a fresh state directory"

@@ -1,0 +1,565 @@
+/*
+ * api.c - the routes of the JSON API (v1).
+ *
+ * Handlers validate every input before touching the database, so bad
+ * input is a 4xx and never a half-written row: a submission is one
+ * transaction (series row + fetch job, db_series_submit()).  Queries go
+ * through db_series.c; this file only shapes requests and responses.
+ */
+#include <ctype.h>
+#include <pthread.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <jansson.h>
+
+#include "api.h"
+#include "config.h"
+#include "db.h"
+#include "db_series.h"
+#include "http.h"
+#include "jobq.h"
+#include "log.h"
+#include "strbuf.h"
+
+#define API_URL_MAX		4096
+#define API_FILTER_MAX		256
+#define API_LIMIT_DEFAULT	50
+#define API_LIMIT_MAX		500
+
+/* What a reload may change: swapped whole under api->lock. */
+struct api_access {
+	char **tokens;
+	size_t n_tokens;
+	char **allow;		/* NULL: any URL may be submitted */
+	size_t n_allow;
+};
+
+struct api {
+	struct http_server *http;
+	pthread_rwlock_t lock;	/* readers: handlers; writer: reload */
+	struct api_access *access;
+};
+
+/*
+ * Compares in time that depends only on the length of the configured
+ * token b, never on where a and b first differ.
+ */
+static int token_equal(const char *a, size_t alen, const char *b,
+		       size_t blen)
+{
+	volatile unsigned char diff = alen != blen;
+	size_t i;
+
+	for (i = 0; i < blen; i++)
+		diff |= (unsigned char)(i < alen ? a[i] : 0) ^
+			(unsigned char)b[i];
+	return diff == 0;
+}
+
+/*
+ * 1 if the request carries a configured bearer token; 0 after a 401.
+ * Called with api->lock held for reading.
+ */
+static int authorized(struct http_request *req, struct api_access *api)
+{
+	const char *h = http_header(req, "Authorization");
+	size_t i, len;
+	int match = 0;
+
+	if (h && !strncasecmp(h, "Bearer ", 7)) {
+		h += 7;
+		while (*h == ' ')
+			h++;
+		len = strlen(h);
+		/* Check every token: the time does not say which matched. */
+		for (i = 0; i < api->n_tokens; i++)
+			match |= token_equal(h, len, api->tokens[i],
+					     strlen(api->tokens[i]));
+		if (len && match)
+			return 1;
+	}
+	http_add_header(req, "WWW-Authenticate",
+			"Bearer realm=\"kregress\"");
+	http_reply_error(req, 401, "unauthorized",
+			 h ? "the bearer token is not valid" :
+			     "an Authorization: Bearer token is required");
+	return 0;
+}
+
+/* The media type of Content-Type, lower-case, parameters stripped. */
+static void media_type(struct http_request *req, char *out, size_t size)
+{
+	const char *ct = http_header(req, "Content-Type");
+	size_t i = 0;
+
+	if (ct)
+		while (ct[i] && ct[i] != ';' && ct[i] != ' ' &&
+		       i + 1 < size) {
+			out[i] = tolower((unsigned char)ct[i]);
+			i++;
+		}
+	out[i] = '\0';
+}
+
+static int valid_url(const char *url)
+{
+	size_t i, len = strlen(url);
+
+	if (len > API_URL_MAX)
+		return 0;
+	if (strncmp(url, "https://", 8) && strncmp(url, "http://", 7))
+		return 0;
+	for (i = 0; i < len; i++)
+		if ((unsigned char)url[i] <= ' ' || url[i] == 0x7f)
+			return 0;
+	return strlen(strstr(url, "://") + 3) > 0;
+}
+
+/* An mbox starts with a "From " line or a mail header ("Name: ..."). */
+static int looks_like_mail(const char *body, size_t len)
+{
+	size_t i;
+
+	if (!len || memchr(body, '\0', len))
+		return 0;
+	if (len >= 5 && !memcmp(body, "From ", 5))
+		return 1;
+	for (i = 0; i < len && i < 80; i++) {
+		unsigned char c = body[i];
+
+		if (c == ':')
+			return i > 0;
+		if (c <= ' ' || c >= 0x7f)
+			return 0;
+	}
+	return 0;
+}
+
+/* The allowlist keeps submissions from pointing into private networks. */
+static int url_allowed(struct api_access *api, const char *url)
+{
+	size_t i;
+
+	if (!api->allow)
+		return 1;
+	for (i = 0; i < api->n_allow; i++)
+		if (!strncmp(url, api->allow[i], strlen(api->allow[i])))
+			return 1;
+	return 0;
+}
+
+static void submit_series(struct http_request *req, void *arg)
+{
+	struct api *api = arg;
+	char type[64], location[64];
+	const char *body, *url = NULL;
+	json_t *doc = NULL;
+	json_error_t jerr;
+	struct db *db;
+	long long id;
+	size_t len;
+	int allowed;
+
+	pthread_rwlock_rdlock(&api->lock);
+	allowed = authorized(req, api->access);
+	pthread_rwlock_unlock(&api->lock);
+	if (!allowed)
+		return;
+	body = http_body(req, &len);
+	media_type(req, type, sizeof(type));
+	if (!strcmp(type, "application/json")) {
+		const char *key;
+		json_t *v;
+
+		doc = json_loadb(body, len, JSON_REJECT_DUPLICATES, &jerr);
+		if (!doc) {
+			http_reply_error(req, 400, "bad-json",
+					 "malformed JSON at line %d column "
+					 "%d: %s", jerr.line, jerr.column,
+					 jerr.text);
+			goto out;
+		}
+		if (!json_is_object(doc)) {
+			http_reply_error(req, 400, "bad-request",
+					 "expected an object {\"url\": ...}");
+			goto out;
+		}
+		json_object_foreach(doc, key, v)
+			if (strcmp(key, "url")) {
+				http_reply_error(req, 400, "bad-request",
+						 "unknown key \"%s\"", key);
+				goto out;
+			}
+		url = json_string_value(json_object_get(doc, "url"));
+		if (!url) {
+			http_reply_error(req, 400, "bad-request",
+					 "\"url\" must be a string");
+			goto out;
+		}
+		if (!valid_url(url)) {
+			http_reply_error(req, 400, "bad-url",
+					 "\"url\" must be an http(s) URL of at "
+					 "most %d bytes without spaces",
+					 API_URL_MAX);
+			goto out;
+		}
+		pthread_rwlock_rdlock(&api->lock);
+		allowed = url_allowed(api->access, url);
+		pthread_rwlock_unlock(&api->lock);
+		if (!allowed) {
+			http_reply_error(req, 403, "url-not-allowed",
+					 "\"%s\" is not under a prefix of the "
+					 "URL allowlist", url);
+			goto out;
+		}
+	} else if (!strcmp(type, "application/mbox") ||
+		   !strcmp(type, "text/plain")) {
+		if (!looks_like_mail(body, len)) {
+			http_reply_error(req, 400, "bad-mbox",
+					 "the body is not an mbox or a mail");
+			goto out;
+		}
+	} else {
+		http_reply_error(req, 415, "unsupported-media-type",
+				 "send application/json {\"url\": ...} or "
+				 "an application/mbox body, not \"%s\"",
+				 type);
+		goto out;
+	}
+
+	db = http_db(req);
+	if (!db)
+		goto out;
+	if (db_series_submit(db, url, url ? NULL : body, len, &id)) {
+		http_reply_error(req, 500, "database",
+				 "the series could not be stored");
+		goto out;
+	}
+	snprintf(location, sizeof(location), "/api/v1/series/%lld", id);
+	http_add_header(req, "Location", location);
+	http_reply_json(req, 202, json_pack("{s:I,s:s}", "id", (json_int_t)id,
+					    "status", "queued"));
+out:
+	json_decref(doc);
+}
+
+/* A decimal integer in [min, max]; 0 and *out, or -1. */
+static int parse_ll(const char *s, long long min, long long max,
+		    long long *out)
+{
+	char *end;
+	long long v;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* Reads an optional integer query argument; 0, or -1 after a 400. */
+static int query_ll(struct http_request *req, const char *name,
+		    long long min, long long max, long long *out)
+{
+	const char *v = http_query(req, name);
+
+	if (!v)
+		return 0;
+	if (parse_ll(v, min, max, out)) {
+		http_reply_error(req, 400, "bad-parameter",
+				 "%s must be an integer from %lld to %lld",
+				 name, min, max);
+		return -1;
+	}
+	return 0;
+}
+
+/* Reads an optional text query argument; 0, or -1 after a 400. */
+static int query_str(struct http_request *req, const char *name,
+		     const char **out)
+{
+	const char *v = http_query(req, name);
+
+	if (v && (!*v || strlen(v) > API_FILTER_MAX)) {
+		http_reply_error(req, 400, "bad-parameter",
+				 "%s must have 1 to %d bytes", name,
+				 API_FILTER_MAX);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+static void list_series(struct http_request *req, void *arg)
+{
+	struct series_filter f = { .limit = API_LIMIT_DEFAULT };
+	long long limit = API_LIMIT_DEFAULT, next = 0;
+	json_t *items = NULL;
+	struct db *db;
+
+	if (query_str(req, "status", &f.status) ||
+	    query_str(req, "list", &f.list) ||
+	    query_str(req, "author", &f.author) ||
+	    query_str(req, "q", &f.q) ||
+	    query_ll(req, "limit", 1, API_LIMIT_MAX, &limit) ||
+	    query_ll(req, "before", 1, INT64_MAX, &f.before) ||
+	    query_ll(req, "after", 0, INT64_MAX, &f.after) ||
+	    query_ll(req, "offset", 0, 1000000000, &f.offset))
+		return;
+	f.limit = limit;
+	db = http_db(req);
+	if (!db)
+		return;
+	if (db_series_list(db, &f, &items, &next)) {
+		http_reply_error(req, 500, "database",
+				 "the series could not be read");
+		return;
+	}
+	http_reply_json(req, 200, json_pack("{s:o,s:o,s:I}", "items", items,
+		"next_before", next ? json_integer(next) : json_null(),
+		"limit", (json_int_t)limit));
+}
+
+static void get_series(struct http_request *req, void *arg)
+{
+	const char *param = http_param(req, 0);
+	json_t *series = NULL;
+	struct db *db;
+	long long id;
+
+	if (parse_ll(param, 1, INT64_MAX, &id)) {
+		http_reply_error(req, 404, "not-found", "no series \"%s\"",
+				 param);
+		return;
+	}
+	db = http_db(req);
+	if (!db)
+		return;
+	if (db_series_get(db, id, &series)) {
+		http_reply_error(req, 500, "database",
+				 "the series could not be read");
+		return;
+	}
+	if (!series) {
+		http_reply_error(req, 404, "not-found", "no series %lld", id);
+		return;
+	}
+	http_reply_json(req, 200, series);
+}
+
+static void health(struct http_request *req, void *arg)
+{
+	struct jobq_counts c;
+	struct db *db;
+	int version;
+
+	db = http_db(req);
+	if (!db)
+		return;
+	if (db_user_version(db, &version) || jobq_counts(db, &c)) {
+		http_reply_error(req, 503, "unhealthy",
+				 "the database does not answer");
+		return;
+	}
+	http_reply_json(req, 200, json_pack("{s:s,s:s,s:i,s:I,s:{s:I,s:I,s:I,"
+		"s:I}}", "status", "ok", "database", "ok",
+		"schema_version", version, "queue_depth", (json_int_t)c.queued,
+		"jobs", "queued", (json_int_t)c.queued,
+		"running", (json_int_t)c.running, "done", (json_int_t)c.done,
+		"failed", (json_int_t)c.failed));
+}
+
+static void metrics(struct http_request *req, void *arg)
+{
+	struct api *api = arg;
+	struct strbuf out = STRBUF_INIT;
+	struct jobq_counts c;
+	struct db *db;
+	char *text;
+	size_t len;
+
+	db = http_db(req);
+	if (!db)
+		return;
+	if (jobq_counts(db, &c)) {
+		http_reply_error(req, 500, "database",
+				 "the queue could not be read");
+		return;
+	}
+	strbuf_addf(&out,
+		"# HELP kregress_queue_depth Jobs waiting in the queue.\n"
+		"# TYPE kregress_queue_depth gauge\n"
+		"kregress_queue_depth %lld\n"
+		"# HELP kregress_queue_ready Queued jobs whose backoff is over."
+		"\n# TYPE kregress_queue_ready gauge\n"
+		"kregress_queue_ready %lld\n"
+		"# HELP kregress_jobs Jobs by state.\n"
+		"# TYPE kregress_jobs gauge\n"
+		"kregress_jobs{state=\"queued\"} %lld\n"
+		"kregress_jobs{state=\"running\"} %lld\n"
+		"kregress_jobs{state=\"done\"} %lld\n"
+		"kregress_jobs{state=\"failed\"} %lld\n",
+		c.queued, c.ready, c.queued, c.running, c.done, c.failed);
+	http_metrics_write(api->http, &out);
+	text = strbuf_detach(&out, &len);
+	http_reply(req, 200, "text/plain; version=0.0.4; charset=utf-8", text,
+		   len);
+}
+
+static char **strings_dup(const char *const *v, size_t n)
+{
+	char **copy = calloc(n + 1, sizeof(*copy));
+	size_t i;
+
+	if (!copy)
+		die("api", "out of memory");
+	for (i = 0; i < n; i++) {
+		copy[i] = strdup(v[i]);
+		if (!copy[i])
+			die("api", "out of memory");
+	}
+	return copy;
+}
+
+static void strings_free(char **v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; v && i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+static struct api_access *access_new(const struct api_opts *opts)
+{
+	struct api_access *a = calloc(1, sizeof(*a));
+
+	if (!a)
+		die("api", "out of memory");
+	a->tokens = strings_dup(opts->tokens, opts->n_tokens);
+	a->n_tokens = opts->n_tokens;
+	if (opts->url_allowlist) {
+		a->allow = strings_dup(opts->url_allowlist,
+				       opts->n_url_allowlist);
+		a->n_allow = opts->n_url_allowlist;
+	}
+	return a;
+}
+
+static void access_free(struct api_access *a)
+{
+	if (!a)
+		return;
+	strings_free(a->tokens, a->n_tokens);
+	strings_free(a->allow, a->n_allow);
+	free(a);
+}
+
+int api_start_opts(const struct api_opts *opts, struct api **out)
+{
+	struct http_opts ho = {
+		.listen = opts->listen,
+		.db_path = opts->db_path,
+		.body_max = opts->body_max,
+		.threads = opts->threads,
+		.db_setup = db_series_reader_setup,
+	};
+	struct api *api;
+
+	api = calloc(1, sizeof(*api));
+	if (!api)
+		die("api", "out of memory");
+	pthread_rwlock_init(&api->lock, NULL);
+	api->access = access_new(opts);
+
+	if (http_server_new(&ho, &api->http) ||
+	    http_route_add(api->http, "POST", "/api/v1/series",
+			   submit_series, api) ||
+	    http_route_add(api->http, "GET", "/api/v1/series",
+			   list_series, api) ||
+	    http_route_add(api->http, "GET", "/api/v1/series/{id}",
+			   get_series, api) ||
+	    http_route_add(api->http, "GET", "/api/v1/health", health, api) ||
+	    http_route_add(api->http, "GET", "/metrics", metrics, api) ||
+	    http_server_start(api->http)) {
+		api_stop(api);
+		return -1;
+	}
+	log_info("api", "%s: serving the API on port %d",
+		 opts->listen ? opts->listen : HTTP_LISTEN_DEFAULT,
+		 http_server_port(api->http));
+	*out = api;
+	return 0;
+}
+
+int api_port(struct api *api)
+{
+	return http_server_port(api->http);
+}
+
+void api_stop(struct api *api)
+{
+	if (!api)
+		return;
+	http_server_free(api->http);
+	access_free(api->access);
+	pthread_rwlock_destroy(&api->lock);
+	free(api);
+}
+
+/* The tokens and allowlist of cfg, as api_opts (arrays to free()). */
+static void opts_from_config(const struct config *cfg, struct api_opts *o)
+{
+	static const char *const none[1];
+	const char **tokens;
+	size_t i;
+
+	tokens = calloc(cfg->api.n_tokens + 1, sizeof(*tokens));
+	if (!tokens)
+		die("api", "out of memory");
+	for (i = 0; i < cfg->api.n_tokens; i++)
+		tokens[i] = cfg->api.tokens[i].value;
+	o->listen = cfg->api.listen;
+	o->db_path = cfg->database;
+	o->tokens = tokens;
+	o->n_tokens = cfg->api.n_tokens;
+	/* An empty allowlist in the file means no URL at all. */
+	o->url_allowlist = cfg->n_url_allowlist ?
+		(const char *const *)cfg->url_allowlist : none;
+	o->n_url_allowlist = cfg->n_url_allowlist;
+	o->body_max = cfg->api.max_body_bytes;
+}
+
+int api_start(const struct config *cfg, struct api **out)
+{
+	struct api_opts o = { 0 };
+	int ret;
+
+	opts_from_config(cfg, &o);
+	ret = api_start_opts(&o, out);
+	free((void *)o.tokens);
+	return ret;
+}
+
+void api_reload(struct api *api, const struct config *cfg)
+{
+	struct api_access *fresh, *old;
+	struct api_opts o = { 0 };
+
+	opts_from_config(cfg, &o);
+	fresh = access_new(&o);
+	free((void *)o.tokens);
+	pthread_rwlock_wrlock(&api->lock);
+	old = api->access;
+	api->access = fresh;
+	pthread_rwlock_unlock(&api->lock);
+	access_free(old);
+}

@@ -1,0 +1,53 @@
+/*
+ * api.h - the JSON API of kregressd (v1) on top of http.c.
+ *
+ * Routes: POST/GET /api/v1/series, GET /api/v1/series/{id},
+ * GET /api/v1/health, GET /metrics.  Write routes need a bearer token,
+ * compared in constant time against the configured ones.  Every error is
+ * {"error":{"code":...,"message":...}} with its HTTP status.
+ */
+#ifndef KREGRESS_API_H
+#define KREGRESS_API_H
+
+#include <stddef.h>
+
+struct api;
+struct config;
+
+struct api_opts {
+	const char *listen;	/* host:port; NULL = 127.0.0.1:8080 */
+	const char *db_path;	/* the SQLite database */
+	const char *const *tokens;	/* bearer tokens for writes */
+	size_t n_tokens;	/* 0: every write is refused with 401 */
+	/* URL prefixes a submitted URL must start with; NULL = any URL */
+	const char *const *url_allowlist;
+	size_t n_url_allowlist;
+	size_t body_max;	/* bytes; 0 = 8 MiB */
+	unsigned threads;	/* worker threads; 0 = 4 */
+};
+
+/*
+ * Starts serving on its own threads (returns at once); the options are
+ * copied.  0 and *out, or -1 (logged) when the address cannot be bound.
+ */
+int api_start_opts(const struct api_opts *opts, struct api **out);
+
+/*
+ * api_start_opts() with the address, tokens, body cap, URL allowlist and
+ * database of kregressd's configuration (api.*, url_allowlist, database).
+ */
+int api_start(const struct config *cfg, struct api **out);
+
+/*
+ * Takes the tokens and URL allowlist of a reloaded configuration; the
+ * next request uses them.  The address and body cap need a restart.
+ */
+void api_reload(struct api *api, const struct config *cfg);
+
+/* The bound TCP port (for listen addresses with port 0). */
+int api_port(struct api *api);
+
+/* Stops serving, waits for the running requests, frees; accepts NULL. */
+void api_stop(struct api *api);
+
+#endif

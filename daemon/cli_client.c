@@ -1,0 +1,648 @@
+/*
+ * cli_client.c - the API commands of kregress: submit, status, watch,
+ * results.
+ *
+ * Each command makes plain API calls through client.c and prints either
+ * a human table or, with --json, the API's JSON as received.  Exit status:
+ * 0 success, 1 the server said no or could not be reached (the reason is
+ * on stderr), 2 usage.  "watch" redraws a small block in place on a
+ * terminal and prints one line per change otherwise, so its output can be
+ * logged or piped.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "cli.h"
+#include "cli_client.h"
+#include "client.h"
+#include "log.h"
+#include "strbuf.h"
+
+#define DEFAULT_CONFIG	"/etc/kregress/config.json"
+#define DEFAULT_SERVER	"http://127.0.0.1:8080"
+#define MBOX_MAX	(64u << 20)
+#define CONFIG_MAX	(1u << 20)
+
+struct opts {
+	const char *server;
+	const char *config;
+	const char *token;
+	const char *before;	/* status: list series older than this id */
+	int json;
+	int interval_s;
+	int optind;
+};
+
+/* Parses the options every API command shares; -1 on a usage error. */
+static int parse_opts(int argc, char **argv, struct opts *o)
+{
+	static const struct option longopts[] = {
+		{ "server", required_argument, NULL, 's' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "token", required_argument, NULL, 't' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "before", required_argument, NULL, 'b' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->interval_s = 2;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "c:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			o->server = optarg;
+			break;
+		case 'c':
+			o->config = optarg;
+			break;
+		case 't':
+			o->token = optarg;
+			break;
+		case 'j':
+			o->json = 1;
+			break;
+		case 'b':
+			o->before = optarg;
+			break;
+		case 'i':
+			o->interval_s = atoi(optarg);
+			if (o->interval_s < 1 || o->interval_s > 3600)
+				return -1;
+			break;
+		default:
+			return -1;
+		}
+	}
+	o->optind = optind;
+	return 0;
+}
+
+/* "0.0.0.0:8080" is where the daemon listens, not where to connect. */
+static void listen_to_url(const char *listen, struct strbuf *out)
+{
+	strbuf_addstr(out, "http://");
+	if (!strncmp(listen, "0.0.0.0:", 8))
+		strbuf_addf(out, "127.0.0.1%s", listen + 7);
+	else if (!strncmp(listen, "[::]:", 5))
+		strbuf_addf(out, "[::1]%s", listen + 4);
+	else if (*listen == ':')
+		strbuf_addf(out, "127.0.0.1%s", listen);
+	else
+		strbuf_addstr(out, listen);
+}
+
+int cli_client_server(const char *opt_server, const char *config_path,
+		      struct strbuf *out)
+{
+	const char *env = getenv("KREGRESS_SERVER"), *listen;
+	struct strbuf text = STRBUF_INIT;
+	json_error_t jerr;
+	json_t *cfg = NULL;
+	int ret = -1;
+
+	if (opt_server && *opt_server) {
+		strbuf_addstr(out, opt_server);
+		return 0;
+	}
+	if (env && *env) {
+		strbuf_addstr(out, env);
+		return 0;
+	}
+	if (!config_path && access(DEFAULT_CONFIG, R_OK))
+		goto fallback;
+	if (!config_path)
+		config_path = DEFAULT_CONFIG;
+	if (strbuf_read_file(&text, config_path, CONFIG_MAX))
+		goto out;
+	cfg = json_loadb(text.buf, text.len, 0, &jerr);
+	if (!cfg) {
+		error("kregress", "%s:%d: %s", config_path, jerr.line,
+		      jerr.text);
+		goto out;
+	}
+	listen = json_string_value(json_object_get(json_object_get(cfg,
+						   "api"), "listen"));
+	if (listen && *listen) {
+		listen_to_url(listen, out);
+		ret = 0;
+		goto out;
+	}
+fallback:
+	strbuf_addstr(out, DEFAULT_SERVER);
+	ret = 0;
+out:
+	json_decref(cfg);
+	strbuf_release(&text);
+	return ret;
+}
+
+/*
+ * One API call.  Returns the parsed JSON body of a 2xx answer in *doc
+ * (when doc is not NULL) and 0; prints the server's error and returns -1
+ * otherwise.  With json set, the body is also printed as received.
+ */
+static int call(const struct opts *o, const struct client_request *r,
+		int json, json_t **doc)
+{
+	struct strbuf server = STRBUF_INIT, resp = STRBUF_INIT;
+	json_error_t jerr;
+	json_t *body = NULL;
+	long status = 0;
+	int ret = -1;
+
+	if (cli_client_server(o->server, o->config, &server))
+		goto out;
+	if (client_call(server.buf, r, &status, &resp)) {
+		fprintf(stderr, "kregress: is kregressd running at %s? "
+			"(--server or KREGRESS_SERVER)\n", server.buf);
+		goto out;
+	}
+	if (json)
+		fwrite(resp.buf, 1, resp.len, stdout);
+	body = json_loadb(resp.buf, resp.len, 0, &jerr);
+	if (status < 200 || status > 299) {
+		const char *msg = json_string_value(json_object_get(
+			json_object_get(body, "error"), "message"));
+
+		error("kregress", "%s %s: HTTP %ld: %s", r->method, r->path,
+		      status, msg ? msg : "(no error message)");
+		goto out;
+	}
+	if (doc && !body) {
+		error("kregress", "%s %s: the answer is not JSON: %s",
+		      r->method, r->path, jerr.text);
+		goto out;
+	}
+	if (doc) {
+		*doc = body;
+		body = NULL;
+	}
+	ret = 0;
+out:
+	json_decref(body);
+	strbuf_release(&server);
+	strbuf_release(&resp);
+	return ret;
+}
+
+static const char *str(json_t *obj, const char *key)
+{
+	const char *s = json_string_value(json_object_get(obj, key));
+
+	return s ? s : "";
+}
+
+static long long num(json_t *obj, const char *key)
+{
+	return json_integer_value(json_object_get(obj, key));
+}
+
+/* A series id as the commands take it: a positive decimal integer. */
+static int parse_id(const char *s, long long *id)
+{
+	char *end;
+
+	errno = 0;
+	*id = strtoll(s, &end, 10);
+	if (errno || *end || end == s || *id <= 0)
+		return error("kregress", "%s: not a series id", s);
+	return 0;
+}
+
+int cli_submit(int argc, char **argv)
+{
+	struct client_request r = { .method = "POST",
+				    .path = "/api/v1/series" };
+	struct strbuf body = STRBUF_INIT;
+	json_t *doc = NULL;
+	struct opts o;
+	const char *what;
+	int ret = CLI_FAILED;
+
+	if (parse_opts(argc, argv, &o) || argc - o.optind != 1)
+		return cli_usage("submit");
+	what = argv[o.optind];
+	r.token = o.token ? o.token : getenv("KREGRESS_TOKEN");
+	if (!r.token || !*r.token) {
+		error("kregress", "submit needs a token: --token TOKEN or "
+		      "KREGRESS_TOKEN");
+		return CLI_USAGE;
+	}
+	if (!strncmp(what, "http://", 7) || !strncmp(what, "https://", 8)) {
+		json_t *req = json_pack("{s:s}", "url", what);
+		char *text = req ? json_dumps(req, JSON_COMPACT) : NULL;
+
+		json_decref(req);
+		if (!text) {
+			error("kregress", "%s: not a valid URL", what);
+			goto out;
+		}
+		strbuf_addstr(&body, text);
+		free(text);
+		r.content_type = "application/json";
+	} else {
+		if (strbuf_read_file(&body, what, MBOX_MAX))
+			goto out;
+		r.content_type = "application/mbox";
+	}
+	r.body = body.buf;
+	r.body_len = body.len;
+	if (call(&o, &r, o.json, &doc))
+		goto out;
+	if (!o.json)
+		printf("submitted series %lld (%s); follow it with: "
+		       "kregress watch %lld\n", num(doc, "id"),
+		       str(doc, "status"), num(doc, "id"));
+	ret = CLI_OK;
+out:
+	json_decref(doc);
+	strbuf_release(&body);
+	return ret;
+}
+
+static void print_time(time_t t, char *buf, size_t size)
+{
+	struct tm tm;
+
+	if (!t || !gmtime_r(&t, &tm))
+		snprintf(buf, size, "-");
+	else
+		strftime(buf, size, "%Y-%m-%d %H:%M", &tm);
+}
+
+static const char *series_title(json_t *s)
+{
+	if (*str(s, "subject"))
+		return str(s, "subject");
+	if (*str(s, "source_url"))
+		return str(s, "source_url");
+	return "(mbox, not parsed yet)";
+}
+
+static void print_list(json_t *doc)
+{
+	json_t *items = json_object_get(doc, "items"), *s;
+	size_t i;
+	char when[32];
+
+	printf("%-8s %-16s %-17s %s\n", "ID", "STATUS", "UPDATED (UTC)",
+	       "SUBJECT");
+	json_array_foreach(items, i, s) {
+		print_time(num(s, "updated_at"), when, sizeof(when));
+		printf("%-8lld %-16s %-17s %s\n", num(s, "id"),
+		       str(s, "status"), when, series_title(s));
+	}
+	if (!json_array_size(items))
+		printf("(no series)\n");
+	else if (json_is_integer(json_object_get(doc, "next_before")))
+		printf("(older series: kregress status --before %lld)\n",
+		       num(doc, "next_before"));
+}
+
+static void print_jobs(json_t *s, FILE *f)
+{
+	json_t *jobs = json_object_get(s, "jobs"), *j;
+	size_t i;
+
+	json_array_foreach(jobs, i, j) {
+		fprintf(f, "    job %lld %-8s %-8s attempt %lld/%lld",
+			num(j, "id"), str(j, "kind"), str(j, "state"),
+			num(j, "attempts"), num(j, "max_attempts"));
+		if (*str(j, "last_error"))
+			fprintf(f, "  last error: %s", str(j, "last_error"));
+		fputc('\n', f);
+	}
+}
+
+/* "base done 3, patched running 1" from the boots counts. */
+static void boots_summary(json_t *s, struct strbuf *out)
+{
+	json_t *boots = json_object_get(s, "boots"), *b;
+	size_t i;
+
+	json_array_foreach(boots, i, b)
+		strbuf_addf(out, "%s%s %s %lld", i ? ", " : "",
+			    str(b, "side"), str(b, "status"), num(b, "n"));
+}
+
+static void print_series(json_t *s)
+{
+	json_t *patches = json_object_get(s, "patches"), *p;
+	struct strbuf boots = STRBUF_INIT;
+	size_t i;
+	char when[32];
+
+	printf("series %lld: %s\n", num(s, "id"), str(s, "status"));
+	if (*str(s, "status_reason"))
+		printf("  reason:      %s\n", str(s, "status_reason"));
+	printf("  subject:     %s\n", series_title(s));
+	if (*str(s, "author"))
+		printf("  author:      %s\n", str(s, "author"));
+	if (*str(s, "source_url"))
+		printf("  source:      %s\n", str(s, "source_url"));
+	else
+		printf("  source:      mbox, %lld bytes\n",
+		       num(s, "mbox_bytes"));
+	print_time(num(s, "created_at"), when, sizeof(when));
+	printf("  submitted:   %s UTC\n", when);
+	print_time(num(s, "updated_at"), when, sizeof(when));
+	printf("  updated:     %s UTC\n", when);
+	if (json_array_size(patches)) {
+		printf("  patches:\n");
+		json_array_foreach(patches, i, p)
+			printf("    %lld/%lld %s\n", num(p, "idx"),
+			       num(s, "total"), str(p, "subject"));
+	}
+	printf("  jobs:\n");
+	print_jobs(s, stdout);
+	boots_summary(s, &boots);
+	if (boots.len)
+		printf("  boots:       %s\n", boots.buf);
+	printf("  comparisons: %zu (kregress results %lld)\n",
+	       json_array_size(json_object_get(s, "comparisons")),
+	       num(s, "id"));
+	strbuf_release(&boots);
+}
+
+int cli_status(int argc, char **argv)
+{
+	struct client_request r = { .method = "GET" };
+	struct strbuf path = STRBUF_INIT;
+	json_t *doc = NULL;
+	struct opts o;
+	long long id = 0;
+	int ret = CLI_FAILED;
+
+	if (parse_opts(argc, argv, &o) || argc - o.optind > 1)
+		return cli_usage("status");
+	if (argc - o.optind == 1) {
+		if (parse_id(argv[o.optind], &id))
+			return CLI_USAGE;
+		strbuf_addf(&path, "/api/v1/series/%lld", id);
+	} else {
+		strbuf_addstr(&path, "/api/v1/series");
+		if (o.before) {
+			if (parse_id(o.before, &id)) {
+				ret = CLI_USAGE;
+				goto out;
+			}
+			strbuf_addf(&path, "?before=%lld", id);
+			id = 0;
+		}
+	}
+	r.path = path.buf;
+	if (call(&o, &r, o.json, &doc))
+		goto out;
+	if (!o.json) {
+		if (id)
+			print_series(doc);
+		else
+			print_list(doc);
+	}
+	ret = CLI_OK;
+out:
+	json_decref(doc);
+	strbuf_release(&path);
+	return ret;
+}
+
+/* Success and failure states: the pipeline does no more for the series. */
+static int final_status(const char *status)
+{
+	static const char *const finals[] = {
+		"done", "failed", "incomplete", "does-not-apply", NULL,
+	};
+	size_t len = strlen(status);
+	int i;
+
+	for (i = 0; finals[i]; i++)
+		if (!strcmp(status, finals[i]))
+			return 1;
+	return len > 7 && !strcmp(status + len - 7, "-failed");
+}
+
+/* The lines watch shows: status, reason, jobs, boots. */
+static void watch_block(json_t *s, struct strbuf *out)
+{
+	json_t *jobs = json_object_get(s, "jobs"), *j;
+	size_t i;
+
+	strbuf_addf(out, "series %lld: %s", num(s, "id"), str(s, "status"));
+	if (*str(s, "status_reason"))
+		strbuf_addf(out, " (%s)", str(s, "status_reason"));
+	strbuf_addf(out, "  %s\n", series_title(s));
+	json_array_foreach(jobs, i, j) {
+		if (!strcmp(str(j, "state"), "done"))
+			continue;
+		strbuf_addf(out, "  %s: %s, attempt %lld/%lld", str(j, "kind"),
+			    str(j, "state"), num(j, "attempts"),
+			    num(j, "max_attempts"));
+		if (*str(j, "last_error"))
+			strbuf_addf(out, ", last error: %s",
+				    str(j, "last_error"));
+		strbuf_addch(out, '\n');
+	}
+	if (json_array_size(json_object_get(s, "boots"))) {
+		strbuf_addstr(out, "  boots: ");
+		boots_summary(s, out);
+		strbuf_addch(out, '\n');
+	}
+	if (json_array_size(json_object_get(s, "comparisons")))
+		strbuf_addf(out, "  comparisons: %zu\n",
+			    json_array_size(json_object_get(s,
+							    "comparisons")));
+}
+
+/* "a\n  b\n" -> "a; b\n": a block as one line for logs and pipes. */
+static void join_lines(struct strbuf *sb)
+{
+	struct strbuf out = STRBUF_INIT;
+	const char *p;
+
+	for (p = sb->buf; *p; p++) {
+		if (*p == '\n' && p[1]) {
+			strbuf_addstr(&out, "; ");
+			while (p[1] == ' ')
+				p++;
+			continue;
+		}
+		strbuf_addch(&out, *p);
+	}
+	strbuf_reset(sb);
+	strbuf_add(sb, out.buf, out.len);
+	strbuf_release(&out);
+}
+
+int cli_watch(int argc, char **argv)
+{
+	struct client_request r = { .method = "GET" };
+	struct strbuf path = STRBUF_INIT, prev = STRBUF_INIT;
+	struct strbuf cur = STRBUF_INIT;
+	int tty = isatty(STDOUT_FILENO), shown_lines = 0;
+	struct opts o;
+	long long id;
+	int ret = CLI_FAILED;
+
+	if (parse_opts(argc, argv, &o) || argc - o.optind != 1)
+		return cli_usage("watch");
+	if (parse_id(argv[o.optind], &id))
+		return CLI_USAGE;
+	strbuf_addf(&path, "/api/v1/series/%lld", id);
+	r.path = path.buf;
+	for (;;) {
+		json_t *doc = NULL;
+		int final;
+
+		if (call(&o, &r, 0, &doc))
+			goto out;
+		final = final_status(str(doc, "status"));
+		strbuf_reset(&cur);
+		if (o.json) {
+			char *text = json_dumps(doc, JSON_COMPACT);
+
+			strbuf_addf(&cur, "%s\n", text ? text : "null");
+			free(text);
+		} else {
+			watch_block(doc, &cur);
+		}
+		if (tty && !o.json) {
+			char when[16];
+			time_t now = time(NULL);
+			struct tm tm;
+			const char *p;
+
+			/* Move up over the last block and redraw it. */
+			if (shown_lines)
+				printf("\033[%dA\r\033[J", shown_lines);
+			strftime(when, sizeof(when), "%H:%M:%S",
+				 localtime_r(&now, &tm));
+			printf("%s  (updated %s, every %ds)\n", cur.buf,
+			       when, o.interval_s);
+			shown_lines = 1;
+			for (p = cur.buf; *p; p++)
+				shown_lines += *p == '\n';
+		} else if (strcmp(cur.buf, prev.buf)) {
+			strbuf_reset(&prev);
+			strbuf_addstr(&prev, cur.buf);
+			/* One line per change: the block's lines joined. */
+			if (!o.json)
+				join_lines(&cur);
+			fputs(cur.buf, stdout);
+		}
+		fflush(stdout);
+		if (final) {
+			ret = strcmp(str(doc, "status"), "done") ?
+			      CLI_FAILED : CLI_OK;
+			json_decref(doc);
+			break;
+		}
+		json_decref(doc);
+		sleep(o.interval_s);
+	}
+out:
+	strbuf_release(&path);
+	strbuf_release(&prev);
+	strbuf_release(&cur);
+	return ret;
+}
+
+enum fmt {
+	FMT_VALUE,	/* 4 significant digits */
+	FMT_CHANGE,	/* signed percentage */
+	FMT_SIGNED,	/* signed, 2 decimals */
+};
+
+static void fmt_num(json_t *c, const char *key, enum fmt fmt, char *buf,
+		    size_t size)
+{
+	json_t *v = json_object_get(c, key);
+	double d = json_number_value(v);
+
+	if (!json_is_number(v))
+		snprintf(buf, size, "-");
+	else if (fmt == FMT_CHANGE)
+		snprintf(buf, size, "%+.2f%%", d);
+	else if (fmt == FMT_SIGNED)
+		snprintf(buf, size, "%+.2f", d);
+	else
+		snprintf(buf, size, "%.4g", d);
+}
+
+int cli_results(int argc, char **argv)
+{
+	struct client_request r = { .method = "GET" };
+	struct strbuf path = STRBUF_INIT;
+	json_t *doc = NULL, *cmp, *c;
+	struct opts o;
+	long long id;
+	size_t i;
+	int ret = CLI_FAILED;
+
+	if (parse_opts(argc, argv, &o) || argc - o.optind != 1)
+		return cli_usage("results");
+	if (parse_id(argv[o.optind], &id))
+		return CLI_USAGE;
+	strbuf_addf(&path, "/api/v1/series/%lld", id);
+	r.path = path.buf;
+	if (call(&o, &r, 0, &doc))
+		goto out;
+	cmp = json_object_get(doc, "comparisons");
+	if (o.json) {
+		json_t *res = json_pack("{s:I,s:O?,s:O?}", "id",
+			(json_int_t)id, "status", json_object_get(doc,
+			"status"), "comparisons", cmp);
+		char *text = res ? json_dumps(res, JSON_COMPACT) : NULL;
+
+		json_decref(res);
+		printf("%s\n", text ? text : "null");
+		free(text);
+		ret = text ? CLI_OK : CLI_FAILED;
+		goto out;
+	}
+	printf("series %lld: %s%s%s\n", id, str(doc, "status"),
+	       *str(doc, "status_reason") ? ": " : "",
+	       str(doc, "status_reason"));
+	if (!json_array_size(cmp)) {
+		printf("no results yet\n");
+		ret = CLI_OK;
+		goto out;
+	}
+	printf("%-8s %-10s %-16s %-20s %7s %12s %12s %8s %17s %8s  %s\n",
+	       "ARCH", "HOST", "WORKLOAD", "METRIC", "N b/n", "BASE", "NEW",
+	       "CHANGE", "95% CI", "P", "VERDICT");
+	json_array_foreach(cmp, i, c) {
+		char n[16], base[24], new[24], chg[16], lo[16], hi[16], ci[40];
+		char p[16];
+
+		snprintf(n, sizeof(n), "%lld/%lld", num(c, "n_base"),
+			 num(c, "n_new"));
+		fmt_num(c, "median_base", FMT_VALUE, base, sizeof(base));
+		fmt_num(c, "median_new", FMT_VALUE, new, sizeof(new));
+		fmt_num(c, "change_pct", FMT_CHANGE, chg, sizeof(chg));
+		fmt_num(c, "ci_low_pct", FMT_SIGNED, lo, sizeof(lo));
+		fmt_num(c, "ci_high_pct", FMT_SIGNED, hi, sizeof(hi));
+		snprintf(ci, sizeof(ci), "[%s, %s]", lo, hi);
+		fmt_num(c, "p_value", FMT_VALUE, p, sizeof(p));
+		printf("%-8s %-10s %-16s %-20s %7s %12s %12s %8s %17s %8s  %s"
+		       "%s%s\n", str(c, "arch"), *str(c, "host") ?
+		       str(c, "host") : "-", str(c, "workload"),
+		       str(c, "metric"), n, base, new, chg, ci, p,
+		       str(c, "verdict"), *str(c, "flags") ? " " : "",
+		       str(c, "flags"));
+	}
+	ret = CLI_OK;
+out:
+	json_decref(doc);
+	strbuf_release(&path);
+	return ret;
+}

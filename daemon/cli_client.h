@@ -1,0 +1,23 @@
+/*
+ * cli_client.h - kregress submit, status, watch and results: the CLI
+ * commands that talk to kregressd's JSON API through client.c.
+ */
+#ifndef KREGRESS_CLI_CLIENT_H
+#define KREGRESS_CLI_CLIENT_H
+
+int cli_submit(int argc, char **argv);
+int cli_status(int argc, char **argv);
+int cli_watch(int argc, char **argv);
+int cli_results(int argc, char **argv);
+
+/*
+ * The API's base URL: --server, else $KREGRESS_SERVER, else api.listen of
+ * the config file (config_path, or /etc/kregress/config.json when that
+ * exists), else http://127.0.0.1:8080.  0, or -1 (logged) when an
+ * explicitly named config cannot be read.
+ */
+struct strbuf;
+int cli_client_server(const char *opt_server, const char *config_path,
+		      struct strbuf *out);
+
+#endif

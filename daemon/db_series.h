@@ -1,0 +1,55 @@
+/*
+ * db_series.h - the queries behind the JSON API: submitting a series and
+ * reading series, their patches, jobs, progress and comparisons.
+ *
+ * Every query is a prepared statement with bound parameters.  Reads
+ * return jansson values shaped as the API serves them (column name =
+ * JSON key), so api.c only adds envelopes.
+ */
+#ifndef KREGRESS_DB_SERIES_H
+#define KREGRESS_DB_SERIES_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+struct db;
+
+/*
+ * Stores a submitted series (url, or else the mbox of mbox_len bytes) in
+ * state "queued" and queues its "fetch" job, in one transaction: either
+ * both rows exist afterwards or neither.  *id receives the series id.
+ */
+int db_series_submit(struct db *db, const char *url, const char *mbox,
+		     size_t mbox_len, long long *id);
+
+struct series_filter {
+	const char *status;	/* exact; NULL = any */
+	const char *list;	/* exact; NULL = any */
+	const char *author;	/* substring, case-insensitive; NULL = any */
+	const char *q;		/* subject substring, case-insensitive */
+	long long before;	/* id < before; 0 = no bound */
+	long long after;	/* id > after; 0 = no bound */
+	long long offset;	/* rows to skip */
+	int limit;		/* rows to return, > 0 */
+};
+
+/*
+ * The matching series, newest (highest id) first, as a JSON array in
+ * *items (caller owns it).  *next_before is the id to pass as "before"
+ * for the next page, or 0 when this page is the last.
+ */
+int db_series_list(struct db *db, const struct series_filter *f,
+		   json_t **items, long long *next_before);
+
+/*
+ * One series with "patches", "jobs", "builds", "boots" (counts by side
+ * and status) and "comparisons".  *out is NULL when there is no such
+ * series; caller owns *out.
+ */
+int db_series_get(struct db *db, long long id, json_t **out);
+
+/* Tunes a connection of an API worker thread (memory-mapped reads). */
+int db_series_reader_setup(struct db *db);
+
+#endif

@@ -1,0 +1,696 @@
+/*
+ * http.c - libmicrohttpd wrapper: listening, routing, body cap, replies,
+ * per-thread database connections and per-route metrics.
+ *
+ * libmicrohttpd calls the access handler several times per request: once
+ * when the headers are in (we allocate the request, match the route and
+ * check Content-Length against the cap), once per chunk of body (we append
+ * up to the cap and then only count), and once more when the body is
+ * complete (we run the handler and queue its response).  A body that
+ * announces a length over the cap is refused at the first call, before
+ * anything is read; a chunked body that grows past the cap is dropped and
+ * the rest of it discarded as it arrives, so memory stays bounded either
+ * way.
+ *
+ * The server runs a pool of threads, each with its own epoll loop; each
+ * thread lazily opens one SQLite connection kept in thread-local storage.
+ * A server id (not its address, which malloc may reuse) tells whether the
+ * thread-local connection belongs to this server.  All connections are
+ * recorded in the server and closed after MHD_stop_daemon() has joined the
+ * threads.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include <microhttpd.h>
+
+#include "db.h"
+#include "http.h"
+#include "log.h"
+
+#define HTTP_MAX_PARAMS		4
+#define HTTP_MAX_CODES		16
+#define HTTP_MAX_ROUTES		32
+
+static const double bucket_le[] = {
+	0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
+	0.1, 0.25, 0.5, 1, 2.5, 5, 10,
+};
+#define N_BUCKETS (sizeof(bucket_le) / sizeof(bucket_le[0]))
+
+struct http_stats {
+	struct {
+		int code;
+		unsigned long long n;
+	} codes[HTTP_MAX_CODES];
+	int ncodes;
+	unsigned long long bucket[N_BUCKETS];	/* not cumulative */
+	unsigned long long count;
+	double sum_s;
+};
+
+struct http_route {
+	char *method;
+	char *pattern;
+	void (*handler)(struct http_request *req, void *arg);
+	void *arg;
+	struct http_stats stats;
+};
+
+struct http_server {
+	unsigned long id;
+	struct sockaddr_storage addr;
+	socklen_t addrlen;
+	char *listen;
+	char *db_path;
+	int (*db_setup)(struct db *db);
+	size_t body_max;
+	unsigned threads;
+	struct MHD_Daemon *mhd;
+
+	struct http_route routes[HTTP_MAX_ROUTES];
+	int nroutes;
+
+	pthread_mutex_t lock;		/* stats and dbs */
+	struct http_stats unmatched;
+	struct db **dbs;
+	size_t ndbs, dbs_alloc;
+};
+
+struct http_header_kv {
+	char *name, *value;
+};
+
+struct http_request {
+	struct http_server *srv;
+	struct MHD_Connection *conn;
+	const char *method, *url;	/* owned by MHD for the request */
+	struct http_route *route;	/* NULL: no route matched */
+	int wrong_method;		/* path matched, method did not */
+	char *params[HTTP_MAX_PARAMS];
+	int nparams;
+	struct strbuf body;
+	int too_large;
+	int queued;
+	struct timespec start;
+
+	struct MHD_Response *resp;
+	int status;
+	struct http_header_kv *hdrs;
+	int nhdrs;
+};
+
+static unsigned long server_ids;
+static __thread struct db *tls_db;
+static __thread unsigned long tls_server;
+
+/* "host:port", "[v6addr]:port" or ":port" (loopback) into a sockaddr. */
+static int parse_listen(const char *listen, struct sockaddr_storage *ss,
+			socklen_t *len)
+{
+	struct addrinfo hints = { 0 }, *res = NULL;
+	char host[256];
+	const char *port, *h = listen;
+	size_t hlen;
+	int rc;
+
+	if (*h == '[') {
+		const char *end = strchr(h, ']');
+
+		if (!end || end[1] != ':')
+			goto bad;
+		h++;
+		hlen = end - h;
+		port = end + 2;
+	} else {
+		const char *colon = strrchr(h, ':');
+
+		if (!colon)
+			goto bad;
+		hlen = colon - h;
+		port = colon + 1;
+	}
+	if (hlen >= sizeof(host) || !*port)
+		goto bad;
+	memcpy(host, h, hlen);
+	host[hlen] = '\0';
+	if (!hlen)
+		strcpy(host, "127.0.0.1");
+
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_NUMERICSERV | AI_PASSIVE;
+	rc = getaddrinfo(host, port, &hints, &res);
+	if (rc)
+		return error("http", "%s: %s", listen, gai_strerror(rc));
+	memcpy(ss, res->ai_addr, res->ai_addrlen);
+	*len = res->ai_addrlen;
+	freeaddrinfo(res);
+	return 0;
+bad:
+	return error("http", "%s: expected host:port or [ipv6]:port", listen);
+}
+
+int http_server_new(const struct http_opts *opts, struct http_server **out)
+{
+	struct http_server *srv;
+
+	srv = calloc(1, sizeof(*srv));
+	if (!srv)
+		die("http", "out of memory");
+	srv->listen = strdup(opts->listen ? opts->listen : HTTP_LISTEN_DEFAULT);
+	srv->db_path = opts->db_path ? strdup(opts->db_path) : NULL;
+	srv->db_setup = opts->db_setup;
+	srv->body_max = opts->body_max ? opts->body_max : HTTP_BODY_MAX_DEFAULT;
+	srv->threads = opts->threads ? opts->threads : 4;
+	srv->id = __atomic_add_fetch(&server_ids, 1, __ATOMIC_RELAXED);
+	pthread_mutex_init(&srv->lock, NULL);
+	if (parse_listen(srv->listen, &srv->addr, &srv->addrlen)) {
+		http_server_free(srv);
+		return -1;
+	}
+	*out = srv;
+	return 0;
+}
+
+int http_route_add(struct http_server *srv, const char *method,
+		   const char *pattern,
+		   void (*handler)(struct http_request *req, void *arg),
+		   void *arg)
+{
+	struct http_route *r;
+
+	if (srv->nroutes == HTTP_MAX_ROUTES || srv->mhd)
+		return error("http", "%s %s: cannot add route", method,
+			     pattern);
+	r = &srv->routes[srv->nroutes++];
+	r->method = strdup(method);
+	r->pattern = strdup(pattern);
+	r->handler = handler;
+	r->arg = arg;
+	return 0;
+}
+
+/*
+ * Matches path against pattern segment by segment; on success, copies the
+ * "{...}" segments into req->params (when req is not NULL).
+ */
+static int route_match(const char *pattern, const char *path,
+		       struct http_request *req)
+{
+	const char *p = pattern, *u = path;
+	int n = 0;
+
+	while (*p && *u) {
+		if (*p == '{') {
+			const char *pe = strchr(p, '}');
+			size_t ulen = strcspn(u, "/");
+
+			if (!pe || !ulen || n == HTTP_MAX_PARAMS)
+				return 0;
+			if (req)
+				req->params[n] = strndup(u, ulen);
+			n++;
+			p = pe + 1;
+			u += ulen;
+			continue;
+		}
+		if (*p != *u)
+			return 0;
+		p++;
+		u++;
+	}
+	if (*p || *u)
+		return 0;
+	if (req)
+		req->nparams = n;
+	return 1;
+}
+
+static void route_find(struct http_request *req)
+{
+	struct http_server *srv = req->srv;
+	int i, path_seen = 0;
+
+	for (i = 0; i < srv->nroutes; i++) {
+		struct http_route *r = &srv->routes[i];
+
+		if (!route_match(r->pattern, req->url, NULL))
+			continue;
+		path_seen = 1;
+		/* HEAD is served by the GET route (MHD drops the body). */
+		if (!strcmp(r->method, req->method) ||
+		    (!strcmp(req->method, "HEAD") &&
+		     !strcmp(r->method, "GET"))) {
+			route_match(r->pattern, req->url, req);
+			req->route = r;
+			return;
+		}
+	}
+	req->wrong_method = path_seen;
+}
+
+static void allowed_methods(struct http_request *req, struct strbuf *out)
+{
+	struct http_server *srv = req->srv;
+	int i;
+
+	for (i = 0; i < srv->nroutes; i++) {
+		if (!route_match(srv->routes[i].pattern, req->url, NULL))
+			continue;
+		if (out->len)
+			strbuf_addstr(out, ", ");
+		strbuf_addstr(out, srv->routes[i].method);
+	}
+}
+
+static void request_free(struct http_request *req)
+{
+	int i;
+
+	if (!req)
+		return;
+	for (i = 0; i < req->nparams; i++)
+		free(req->params[i]);
+	for (i = 0; i < req->nhdrs; i++) {
+		free(req->hdrs[i].name);
+		free(req->hdrs[i].value);
+	}
+	free(req->hdrs);
+	if (req->resp)
+		MHD_destroy_response(req->resp);
+	strbuf_release(&req->body);
+	free(req);
+}
+
+static void stats_record(struct http_stats *st, int code, double secs)
+{
+	size_t b;
+	int i;
+
+	for (i = 0; i < st->ncodes; i++)
+		if (st->codes[i].code == code)
+			break;
+	if (i == st->ncodes) {
+		if (st->ncodes == HTTP_MAX_CODES)
+			i = HTTP_MAX_CODES - 1;	/* lump rare codes */
+		else
+			st->codes[st->ncodes++].code = code;
+	}
+	st->codes[i].n++;
+	for (b = 0; b < N_BUCKETS; b++)
+		if (secs <= bucket_le[b]) {
+			st->bucket[b]++;
+			break;
+		}
+	st->count++;
+	st->sum_s += secs;
+}
+
+static int queue_reply(struct http_request *req)
+{
+	struct http_server *srv = req->srv;
+	struct timespec now;
+	double secs;
+	int ret;
+
+	if (!req->resp)
+		http_reply_error(req, 500, "internal",
+				 "the handler gave no response");
+	ret = MHD_queue_response(req->conn, req->status, req->resp);
+	req->queued = 1;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	secs = (now.tv_sec - req->start.tv_sec) +
+	       (now.tv_nsec - req->start.tv_nsec) / 1e9;
+	pthread_mutex_lock(&srv->lock);
+	stats_record(req->route ? &req->route->stats : &srv->unmatched,
+		     req->status, secs);
+	pthread_mutex_unlock(&srv->lock);
+	return ret;
+}
+
+static void dispatch(struct http_request *req)
+{
+	if (req->too_large) {
+		http_reply_error(req, 413, "body-too-large",
+				 "request body exceeds %zu bytes",
+				 req->srv->body_max);
+	} else if (req->route) {
+		req->route->handler(req, req->route->arg);
+	} else if (req->wrong_method) {
+		struct strbuf allow = STRBUF_INIT;
+
+		allowed_methods(req, &allow);
+		http_add_header(req, "Allow", allow.buf);
+		strbuf_release(&allow);
+		http_reply_error(req, 405, "method-not-allowed",
+				 "%s is not allowed on %s", req->method,
+				 req->url);
+	} else {
+		http_reply_error(req, 404, "not-found", "no such resource: %s",
+				 req->url);
+	}
+}
+
+static enum MHD_Result access_cb(void *cls, struct MHD_Connection *conn,
+				 const char *url, const char *method,
+				 const char *version, const char *upload,
+				 size_t *upload_size, void **con_cls)
+{
+	struct http_server *srv = cls;
+	struct http_request *req = *con_cls;
+
+	if (!req) {
+		const char *cl;
+
+		req = calloc(1, sizeof(*req));
+		if (!req)
+			return MHD_NO;
+		clock_gettime(CLOCK_MONOTONIC, &req->start);
+		req->srv = srv;
+		req->conn = conn;
+		req->url = url;
+		req->method = method;
+		strbuf_init(&req->body);
+		*con_cls = req;
+		route_find(req);
+
+		/* Refuse an announced oversized body before reading it. */
+		cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+				MHD_HTTP_HEADER_CONTENT_LENGTH);
+		if (cl && strtoull(cl, NULL, 10) > srv->body_max) {
+			req->too_large = 1;
+			dispatch(req);
+			return (enum MHD_Result)queue_reply(req);
+		}
+		return MHD_YES;
+	}
+	if (req->queued) {
+		/* Answered early: discard whatever still arrives. */
+		*upload_size = 0;
+		return MHD_YES;
+	}
+	if (*upload_size) {
+		size_t n = *upload_size;
+
+		if (!req->too_large && req->body.len + n > srv->body_max) {
+			req->too_large = 1;
+			strbuf_release(&req->body);
+		}
+		/* A body nobody reads is not kept either. */
+		if (!req->too_large && req->route)
+			strbuf_add(&req->body, upload, n);
+		*upload_size = 0;
+		return MHD_YES;
+	}
+	dispatch(req);
+	return (enum MHD_Result)queue_reply(req);
+}
+
+static void completed_cb(void *cls, struct MHD_Connection *conn,
+			 void **con_cls, enum MHD_RequestTerminationCode toe)
+{
+	request_free(*con_cls);
+	*con_cls = NULL;
+}
+
+/* libmicrohttpd's own diagnostics, as "http: ADDRESS: message". */
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	struct http_server *srv = cls;
+	struct strbuf msg = STRBUF_INIT;
+
+	strbuf_vaddf(&msg, fmt, ap);
+	while (msg.len && msg.buf[msg.len - 1] == '\n')
+		msg.buf[--msg.len] = '\0';
+	log_warn("http", "%s: %s", srv->listen, msg.buf);
+	strbuf_release(&msg);
+}
+
+int http_server_start(struct http_server *srv)
+{
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
+			 MHD_USE_ERROR_LOG;
+
+	if (srv->addr.ss_family == AF_INET6)
+		flags |= MHD_USE_IPv6;
+	srv->mhd = MHD_start_daemon(flags, 0, NULL, NULL, access_cb, srv,
+		MHD_OPTION_EXTERNAL_LOGGER, mhd_log, srv,
+		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&srv->addr,
+		MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)srv->threads,
+		MHD_OPTION_NOTIFY_COMPLETED, completed_cb, srv,
+		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)30,
+		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)1000,
+		MHD_OPTION_END);
+	if (!srv->mhd)
+		return error("http", "%s: cannot listen: %s", srv->listen,
+			     errno ? strerror(errno) : "unknown error");
+	return 0;
+}
+
+int http_server_port(struct http_server *srv)
+{
+	const union MHD_DaemonInfo *info;
+
+	if (!srv || !srv->mhd)
+		return 0;
+	info = MHD_get_daemon_info(srv->mhd, MHD_DAEMON_INFO_BIND_PORT);
+	return info ? info->port : 0;
+}
+
+void http_server_free(struct http_server *srv)
+{
+	size_t i;
+	int r;
+
+	if (!srv)
+		return;
+	if (srv->mhd)
+		MHD_stop_daemon(srv->mhd);
+	for (i = 0; i < srv->ndbs; i++)
+		db_close(srv->dbs[i]);
+	free(srv->dbs);
+	for (r = 0; r < srv->nroutes; r++) {
+		free(srv->routes[r].method);
+		free(srv->routes[r].pattern);
+	}
+	pthread_mutex_destroy(&srv->lock);
+	free(srv->listen);
+	free(srv->db_path);
+	free(srv);
+}
+
+static void stats_write(const struct http_stats *st, const char *method,
+			const char *route, struct strbuf *out, int part)
+{
+	unsigned long long cum = 0;
+	size_t b;
+	int i;
+
+	if (part == 0) {
+		for (i = 0; i < st->ncodes; i++)
+			strbuf_addf(out, "kregress_http_requests_total"
+				    "{method=\"%s\",route=\"%s\",code=\"%d\"}"
+				    " %llu\n", method, route,
+				    st->codes[i].code, st->codes[i].n);
+		return;
+	}
+	if (!st->count)
+		return;
+	for (b = 0; b < N_BUCKETS; b++) {
+		cum += st->bucket[b];
+		strbuf_addf(out, "kregress_http_request_duration_seconds_bucket"
+			    "{method=\"%s\",route=\"%s\",le=\"%g\"} %llu\n",
+			    method, route, bucket_le[b], cum);
+	}
+	strbuf_addf(out, "kregress_http_request_duration_seconds_bucket"
+		    "{method=\"%s\",route=\"%s\",le=\"+Inf\"} %llu\n",
+		    method, route, st->count);
+	strbuf_addf(out, "kregress_http_request_duration_seconds_sum"
+		    "{method=\"%s\",route=\"%s\"} %.6f\n", method, route,
+		    st->sum_s);
+	strbuf_addf(out, "kregress_http_request_duration_seconds_count"
+		    "{method=\"%s\",route=\"%s\"} %llu\n", method, route,
+		    st->count);
+}
+
+void http_metrics_write(struct http_server *srv, struct strbuf *out)
+{
+	int part, i;
+
+	pthread_mutex_lock(&srv->lock);
+	for (part = 0; part < 2; part++) {
+		if (part == 0)
+			strbuf_addstr(out,
+				"# HELP kregress_http_requests_total HTTP "
+				"requests answered, by route and status.\n"
+				"# TYPE kregress_http_requests_total "
+				"counter\n");
+		else
+			strbuf_addstr(out,
+				"# HELP kregress_http_request_duration_seconds"
+				" Time from request headers to response.\n"
+				"# TYPE kregress_http_request_duration_seconds"
+				" histogram\n");
+		for (i = 0; i < srv->nroutes; i++)
+			stats_write(&srv->routes[i].stats,
+				    srv->routes[i].method,
+				    srv->routes[i].pattern, out, part);
+		stats_write(&srv->unmatched, "", "unmatched", out, part);
+	}
+	pthread_mutex_unlock(&srv->lock);
+}
+
+const char *http_method(struct http_request *req)
+{
+	return req->method;
+}
+
+const char *http_path(struct http_request *req)
+{
+	return req->url;
+}
+
+const char *http_header(struct http_request *req, const char *name)
+{
+	return MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND, name);
+}
+
+const char *http_query(struct http_request *req, const char *name)
+{
+	return MHD_lookup_connection_value(req->conn, MHD_GET_ARGUMENT_KIND,
+					   name);
+}
+
+const char *http_param(struct http_request *req, int idx)
+{
+	return idx >= 0 && idx < req->nparams ? req->params[idx] : NULL;
+}
+
+const char *http_body(struct http_request *req, size_t *len)
+{
+	if (len)
+		*len = req->body.len;
+	return req->body.buf;
+}
+
+struct db *http_db(struct http_request *req)
+{
+	struct http_server *srv = req->srv;
+	struct db *db = NULL;
+
+	if (tls_db && tls_server == srv->id)
+		return tls_db;
+	if (!srv->db_path || db_open(srv->db_path, &db) ||
+	    (srv->db_setup && srv->db_setup(db))) {
+		db_close(db);
+		http_reply_error(req, 500, "database",
+				 "the database cannot be opened");
+		return NULL;
+	}
+	pthread_mutex_lock(&srv->lock);
+	if (srv->ndbs == srv->dbs_alloc) {
+		srv->dbs_alloc = srv->dbs_alloc ? 2 * srv->dbs_alloc : 8;
+		srv->dbs = realloc(srv->dbs,
+				   srv->dbs_alloc * sizeof(*srv->dbs));
+		if (!srv->dbs)
+			die("http", "out of memory");
+	}
+	srv->dbs[srv->ndbs++] = db;
+	pthread_mutex_unlock(&srv->lock);
+	tls_db = db;
+	tls_server = srv->id;
+	return db;
+}
+
+void http_add_header(struct http_request *req, const char *name,
+		     const char *value)
+{
+	req->hdrs = realloc(req->hdrs, (req->nhdrs + 1) * sizeof(*req->hdrs));
+	if (!req->hdrs)
+		die("http", "out of memory");
+	req->hdrs[req->nhdrs].name = strdup(name);
+	req->hdrs[req->nhdrs].value = strdup(value);
+	req->nhdrs++;
+}
+
+void http_reply(struct http_request *req, int status, const char *ctype,
+		char *body, size_t len)
+{
+	int i;
+
+	if (req->resp) {
+		/* A second reply is a bug in a handler; keep the first. */
+		free(body);
+		log_warn("http", "%s %s: second reply ignored", req->method,
+			 req->url);
+		return;
+	}
+	req->resp = MHD_create_response_from_buffer(len, body,
+						    MHD_RESPMEM_MUST_FREE);
+	if (!req->resp)
+		die("http", "out of memory");
+	req->status = status;
+	MHD_add_response_header(req->resp, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
+	for (i = 0; i < req->nhdrs; i++)
+		MHD_add_response_header(req->resp, req->hdrs[i].name,
+					req->hdrs[i].value);
+}
+
+void http_reply_json(struct http_request *req, int status, json_t *v)
+{
+	char *text = NULL, *body;
+	size_t len;
+
+	if (v)
+		text = json_dumps(v, JSON_COMPACT);
+	json_decref(v);
+	if (!text) {
+		static const char fallback[] = "{\"error\":{\"code\":"
+			"\"internal\",\"message\":\"cannot encode the "
+			"response\"}}";
+
+		status = 500;
+		text = strdup(fallback);
+		if (!text)
+			die("http", "out of memory");
+	}
+	/* jansson allocates with malloc(), so MHD may free() it. */
+	len = strlen(text);
+	body = realloc(text, len + 2);
+	if (!body)
+		die("http", "out of memory");
+	body[len] = '\n';
+	body[len + 1] = '\0';
+	http_reply(req, status, "application/json", body, len + 1);
+}
+
+void http_reply_error(struct http_request *req, int status, const char *code,
+		      const char *fmt, ...)
+{
+	struct strbuf msg = STRBUF_INIT;
+	json_t *v;
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&msg, fmt, ap);
+	va_end(ap);
+	/* json_pack() fails on bytes that are not UTF-8: say so instead. */
+	v = json_pack("{s:{s:s,s:s}}", "error", "code", code, "message",
+		      msg.buf);
+	if (!v)
+		v = json_pack("{s:{s:s,s:s}}", "error", "code", code,
+			      "message", "(message is not valid UTF-8)");
+	http_reply_json(req, status, v);
+	strbuf_release(&msg);
+}
