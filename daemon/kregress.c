@@ -9,8 +9,10 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_apply.h"
 
 const struct cli_command cli_commands[] = {
+	{ "tree import", cli_tree_import, "tree import --tarball linux-source-X.tar.xz DIR" },
 	{ NULL, NULL, NULL },
 };
 
