@@ -9,8 +9,10 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_series.h"
 
 const struct cli_command cli_commands[] = {
+	{ "series parse", cli_series_parse, CLI_SERIES_PARSE_USAGE },
 	{ NULL, NULL, NULL },
 };
 

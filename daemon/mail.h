@@ -121,4 +121,17 @@ int mail_box_read_file(struct mail_box *box, const char *path,
 int mail_parse(const char *buf, size_t len, const struct mail_limits *lim,
 	       struct mail **out, char **reason);
 
+/*
+ * Header helpers for the in-body "From:" and "Date:" lines of a patch
+ * (git-am honours them): RFC 2047 decoding and RFC 5322 address and date
+ * parsing, the same as for the mail's own headers.  Pure; never log.
+ *
+ * mail_parse_address() returns 0 with *name and *email (caller frees; ""
+ * when absent), -1 when value holds no mailbox.
+ * mail_parse_date() returns 0 with *date (Unix time) and *tz_offset_min,
+ * -1 when value is not a date.
+ */
+int mail_parse_address(const char *value, char **name, char **email);
+int mail_parse_date(const char *value, int64_t *date, int *tz_offset_min);
+
 #endif
