@@ -10,8 +10,10 @@
 
 #include "cli.h"
 #include "cli_apply.h"
+#include "cli_series.h"
 
 const struct cli_command cli_commands[] = {
+	{ "series parse", cli_series_parse, CLI_SERIES_PARSE_USAGE },
 	{ "tree import", cli_tree_import, "tree import --tarball linux-source-X.tar.xz DIR" },
 	{ NULL, NULL, NULL },
 };
