@@ -8,4 +8,15 @@
 /* kregress tree import --tarball linux-source-X.tar.xz DIR */
 int cli_tree_import(int argc, char **argv);
 
+/*
+ * kregress apply --tree DIR [--base REV | --branch BR] [--allow PREFIX]
+ *		  [--json] [--no-fallback] FILE.mbox|URL
+ * Without --base, the series' base-commit: when DIR has it, else BR
+ * (default HEAD).  Prints the new commits, or where the series does not
+ * apply; exit 0 applied, 1 not applied or error, 2 usage.
+ */
+int cli_apply(int argc, char **argv);
+#define CLI_APPLY_USAGE "apply --tree DIR [--base REV | --branch BR] " \
+	"[--allow URL-PREFIX] [--json] [--no-fallback] FILE.mbox|URL"
+
 #endif

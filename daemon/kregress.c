@@ -14,6 +14,7 @@
 
 const struct cli_command cli_commands[] = {
 	{ "series parse", cli_series_parse, CLI_SERIES_PARSE_USAGE },
+	{ "apply", cli_apply, CLI_APPLY_USAGE },
 	{ "tree import", cli_tree_import, "tree import --tarball linux-source-X.tar.xz DIR" },
 	{ NULL, NULL, NULL },
 };
