@@ -4,8 +4,9 @@
  * Import.  Debian's linux-source tarball is extracted with tar(1) next to
  * the target directory, its top-level .gitignore loses the Debian rule
  * "/\*" that ignores the whole top level, and every file is committed with
- * libgit2 (git_index_add_all with FORCE: a tarball's files are all source,
- * including the dot files the kernel's own ".*" rule would skip).  The
+ * git(1) ("git add -f": a tarball's files are all source, including the
+ * dot files the kernel's own ".*" rule would skip; see commit_all() for
+ * why not libgit2 here).  The
  * directory is renamed into place only when the commit exists, so an
  * interrupted import leaves no half tree behind; the commit message
  * carries a "Kregress-Import:" trailer that makes a second import a no-op.
@@ -157,43 +158,44 @@ out:
 	return ret;
 }
 
+/*
+ * Commits every file under dir with git(1): measured on the 6.1 tarball,
+ * "git add -f -A" needs 27 s of CPU where libgit2's git_index_add_all
+ * needed more than 46 s, and libgit2 1.5.1 then failed with "invalid
+ * path" on directories the kernel's own .gitignore ignores (FORCE does
+ * not reach into them).  -f: dot files are source too.
+ */
 static int commit_all(const char *dir, const char *name, long long when)
 {
-	git_repository *repo = NULL;
-	git_index *index = NULL;
-	git_tree *tree = NULL;
-	git_signature *sig = NULL;
-	git_oid tree_oid, commit_oid;
-	char *star = "*";
-	git_strarray all = { &star, 1 };
-	struct strbuf msg = STRBUF_INIT;
+	struct strbuf msg = STRBUF_INIT, date = STRBUF_INIT;
+	struct strbuf adate = STRBUF_INIT;
 	int ret = -1;
 
-	if (git_repository_init(&repo, dir, 0) < 0 ||
-	    git_repository_index(&index, repo) < 0 ||
-	    git_index_add_all(index, &all, GIT_INDEX_ADD_FORCE, NULL,
-			      NULL) < 0 ||
-	    git_index_write(index) < 0 ||
-	    git_index_write_tree(&tree_oid, index) < 0 ||
-	    git_tree_lookup(&tree, repo, &tree_oid) < 0 ||
-	    git_signature_new(&sig, "kregress import", "kregress@invalid",
-			      when, 0) < 0) {
-		error("tree", "%s: %s", dir, git_msg());
-		goto out;
-	}
 	strbuf_addf(&msg, "Import %s\n\nKregress-Import: %s\n", name, name);
-	if (git_commit_create(&commit_oid, repo, "HEAD", sig, sig, NULL,
-			      msg.buf, tree, 0, NULL) < 0) {
-		error("tree", "%s: commit: %s", dir, git_msg());
-		goto out;
+	strbuf_addf(&date, "GIT_COMMITTER_DATE=%lld +0000", when);
+	strbuf_addf(&adate, "GIT_AUTHOR_DATE=%lld +0000", when);
+	{
+		const char *init[] = { "git", "init", "-q", "-b", "master",
+				       dir, NULL };
+		const char *add[] = { "git", "-C", dir, "add", "-f", "-A",
+				      NULL };
+		const char *commit[] = { "env", date.buf, adate.buf, "git",
+					 "-C", dir,
+					 "-c", "user.name=kregress import",
+					 "-c", "user.email=kregress@invalid",
+					 "-c", "commit.gpgsign=false",
+					 "-c", "core.hooksPath=/dev/null",
+					 "commit", "-q", "--no-verify",
+					 "-m", msg.buf, NULL };
+
+		if (run(init) < 0 || run(add) < 0 || run(commit) < 0)
+			goto out;
 	}
 	ret = 0;
 out:
 	strbuf_release(&msg);
-	git_signature_free(sig);
-	git_tree_free(tree);
-	git_index_free(index);
-	git_repository_free(repo);
+	strbuf_release(&date);
+	strbuf_release(&adate);
 	return ret;
 }
 

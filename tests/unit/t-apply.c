@@ -468,20 +468,21 @@ static void test_import(void)
 	int already = -1;
 
 	sh("mkdir -p src/linux-source-9.9/sub && cd src/linux-source-9.9 && "
-	   "printf '.*\\n*.o\\n/vmlinux\\n\\n#\\n# Debian packaging: ignore "
+	   "printf '.*\\n*.o\\ntags\\n/vmlinux\\n\\n#\\n# Debian packaging: ignore "
 	   "everything\\n#\\n/*\\n!/debian/\\n' > .gitignore && echo k > "
-	   "Makefile && echo c > sub/x.c && echo d > .mailmap && cd .. && "
+	   "Makefile && echo c > sub/x.c && echo d > .mailmap && "
+	   "mkdir sub/tags && echo t > sub/tags/t.c && cd .. && "
 	   "tar -cJf ../linux-source-9.9.tar.xz linux-source-9.9");
 	snprintf(tarball, sizeof(tarball), "%s/linux-source-9.9.tar.xz", dir);
 	snprintf(dst, sizeof(dst), "%s/linux-9.9", dir);
 	ok(!tree_import(tarball, dst, &already) && already == 0,
 	   "tarball imported");
 	s = out("git -C linux-9.9 ls-files | sort | tr '\\n' ' '");
-	is_str(s, ".gitignore .mailmap Makefile sub/x.c ",
-	       "every file committed, dot files too");
+	is_str(s, ".gitignore .mailmap Makefile sub/tags/t.c sub/x.c ",
+	       "every file committed, dot files and ignored ones too");
 	free(s);
 	s = out("git -C linux-9.9 show HEAD:.gitignore | tr '\\n' ' '");
-	is_str(s, ".* *.o /vmlinux ", "Debian's ignore-all block dropped");
+	is_str(s, ".* *.o tags /vmlinux ", "Debian's ignore-all block dropped");
 	free(s);
 	s = out("git -C linux-9.9 status --porcelain | wc -l");
 	is_str(s, "0", "the imported directory is clean");
