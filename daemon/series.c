@@ -992,7 +992,8 @@ static struct series *build_revision(struct item *items, size_t nr, int v)
 			s->missing[s->nr_missing++] = i;
 		}
 	}
-	qsort(s->missing, s->nr_missing, sizeof(int), cmp_int);
+	if (s->nr_missing)
+		qsort(s->missing, s->nr_missing, sizeof(int), cmp_int);
 	if (!s->nr_patches)
 		s->status = s->cover ? SERIES_INCOMPLETE : SERIES_EMPTY;
 	else
@@ -1109,7 +1110,8 @@ int series_build(const struct mail_box *box, struct series **out)
 			}
 		}
 	}
-	qsort(versions, nr_versions, sizeof(int), cmp_int);
+	if (nr_versions)
+		qsort(versions, nr_versions, sizeof(int), cmp_int);
 
 	/* revisions, oldest first, each linked to the one before */
 	for (k = 0; k < nr_versions; k++) {
