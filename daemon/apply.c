@@ -402,22 +402,25 @@ int apply_check_paths(const char *diff, size_t len, struct strbuf *why)
 			   has_prefix(l, n, "+++ ")) {
 			if (check_file_line(l + 4, n - 4, why) < 0)
 				return -1;
-		} else if (has_prefix(l, n, "rename from ") ||
-			   has_prefix(l, n, "copy from ")) {
-			const char *p = memchr(l, 'm', n) + 2;
-			size_t k = n - (p - l);
+		} else {
+			static const char *const names[] = {
+				"rename from ", "rename to ", "copy from ",
+				"copy to ",
+			};
+			size_t i;
 
-			unquote(&p, &k);
-			if (check_path(p, k, why) < 0)
-				return -1;
-		} else if (has_prefix(l, n, "rename to ") ||
-			   has_prefix(l, n, "copy to ")) {
-			const char *p = memchr(l, 't', n) + 3;
-			size_t k = n - (p - l);
+			for (i = 0; i < 4; i++) {
+				const char *p;
+				size_t k;
 
-			unquote(&p, &k);
-			if (check_path(p, k, why) < 0)
-				return -1;
+				if (!has_prefix(l, n, names[i]))
+					continue;
+				p = l + strlen(names[i]);
+				k = n - strlen(names[i]);
+				unquote(&p, &k);
+				if (check_path(p, k, why) < 0)
+					return -1;
+			}
 		}
 	}
 	return 0;

@@ -381,6 +381,14 @@ static void test_security(struct apply_repo *r)
 	snprintf(diff, sizeof(diff), "diff --git a/a.txt b/a.txt\nrename from "
 		 "a.txt\nrename to /tmp/x\n");
 	reject(r, base, diff, "absolute rename target", "absolute path");
+	ok(apply_check_paths("diff --git a/x b/y\nrename from ../x\nrename "
+			     "to y\n", 45, &why) < 0 && strstr(why.buf, ".."),
+	   "../ rename source rejected by the text check: %s", why.buf);
+	strbuf_reset(&why);
+	ok(apply_check_paths("diff --git a/x b/y\ncopy from x\ncopy to "
+			     "a/../../y\n", 47, &why) < 0,
+	   "../ copy target rejected by the text check: %s", why.buf);
+	strbuf_reset(&why);
 	snprintf(diff, sizeof(diff), "diff --git a/.git/config b/.git/config\n"
 		 "--- a/.git/config\n+++ b/.git/config\n%s", hunk);
 	reject(r, base, diff, "write into .git", ".git");
