@@ -285,3 +285,40 @@ int cli_apply(int argc, char **argv)
 	free(o.allow);
 	return ret;
 }
+
+int cli_tree_worktree(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "tree", required_argument, NULL, 't' },
+		{ "rev", required_argument, NULL, 'r' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *tree = NULL, *rev = NULL;
+	struct tree_worktree *wt = NULL;
+	char head[41];
+	size_t n = 0;
+	int c, ret = CLI_FAILED;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "t:r:", longopts, NULL)) != -1) {
+		if (c == 't')
+			tree = optarg;
+		else if (c == 'r')
+			rev = optarg;
+		else
+			return cli_usage("tree worktree");
+	}
+	if (!tree || !rev || optind != argc - 1)
+		return cli_usage("tree worktree");
+	if (tree_worktree_open(tree, argv[optind], rev, &wt) < 0)
+		return CLI_FAILED;
+	if (tree_worktree_switch(wt, rev, &n) < 0 ||
+	    tree_worktree_head(wt, head) < 0)
+		goto out;
+	printf("%s: at %s, %zu path%s rewritten\n", argv[optind], head, n,
+	       n == 1 ? "" : "s");
+	ret = CLI_OK;
+out:
+	tree_worktree_free(wt);
+	return ret;
+}

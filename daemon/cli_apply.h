@@ -9,6 +9,13 @@
 int cli_tree_import(int argc, char **argv);
 
 /*
+ * kregress tree worktree --tree DIR --rev REV WTDIR
+ * Creates the build worktree WTDIR of DIR at REV, or switches it to REV
+ * rewriting only the files that differ (their mtimes change, no other).
+ */
+int cli_tree_worktree(int argc, char **argv);
+
+/*
  * kregress apply --tree DIR [--base REV | --branch BR] [--allow PREFIX]
  *		  [--json] [--no-fallback] FILE.mbox|URL
  * Without --base, the series' base-commit: when DIR has it, else BR

@@ -102,6 +102,16 @@ like "$out" "file:   a.c" "names the file"
 like "$out" "hunk:   @@ -27,7 +27,7 @@" "names the hunk"
 like "$out" "base:   $(git -C "$r" rev-parse HEAD) (explicit" "names the base"
 
+# A build worktree: created, then switched rewriting one file only.
+out=$("$kregress" tree worktree --tree "$r" --rev master "$tmp/wt")
+ok $? "worktree created: $out"
+touch -d 2020-01-01 "$tmp/wt/a.c"
+out=$("$kregress" tree worktree --tree "$r" --rev "$c2" "$tmp/wt")
+like "$out" "at $c2, 1 path rewritten" "worktree switched to the series"
+is "$(sed -n 30p "$tmp/wt/a.c")" "thirty" "with the patched content"
+is "$(stat -c %Y "$tmp/wt/a.c" | cut -c1-3)" "$(date +%s | cut -c1-3)" \
+	"the changed file got a new mtime"
+
 # Bad input.
 out=$("$kregress" apply --tree "$r" "$tmp/p/0000-cover-letter.patch" 2>&1)
 ok $(( $? == 1 ? 0 : 1 )) "an mbox without patches fails"
