@@ -426,6 +426,55 @@ int apply_check_paths(const char *diff, size_t len, struct strbuf *why)
 	return 0;
 }
 
+/* Does the last file of the diff carry a binary patch, unterminated? */
+static int ends_in_binary(const struct strbuf *d)
+{
+	const char *last = d->buf, *p;
+
+	if (d->len < 2 || d->buf[d->len - 2] == '\n')
+		return 0;
+	while ((p = memmem(last + 1, d->len - (last + 1 - d->buf),
+			   "\ndiff --git ", 12)))
+		last = p;
+	return memmem(last, d->len - (last - d->buf), "\nGIT binary patch\n",
+		      18) != NULL;
+}
+
+/*
+ * Length of diff without a mail signature ("-- " line outside any hunk,
+ * and what follows): a diff whose last file has no hunk (a mode change, a
+ * pure rename) is easily cut from its mail together with the signature.
+ */
+static size_t strip_signature(const char *diff, size_t len)
+{
+	size_t off = 0;
+	long old = 0, new = 0;
+
+	while (off < len) {
+		const char *l = diff + off, *nl = memchr(l, '\n', len - off);
+		size_t n = nl ? (size_t)(nl - l) : len - off;
+
+		if (old > 0 || new > 0) {
+			if (n && l[0] == '-')
+				old--;
+			else if (n && l[0] == '+')
+				new--;
+			else if (!n || l[0] == ' ')
+				old--, new--;
+			else if (l[0] != '\\')
+				old = new = 0;
+		} else if ((n == 3 && !memcmp(l, "-- ", 3)) ||
+			   (n == 2 && !memcmp(l, "--", 2))) {
+			return off;
+		} else if (has_prefix(l, n, "@@ -") &&
+			   parse_hunk(l, n, &old, &new) < 0) {
+			old = new = 0;
+		}
+		off += n + 1;
+	}
+	return len;
+}
+
 /*
  * Refuses a delta whose path leads through a symbolic link: one in the
  * tree being patched, or one created by another delta of the same diff.
@@ -558,6 +607,38 @@ static int run_git(const char *const *argv, const char *env,
 }
 
 /*
+ * The telling line of git apply's stderr ("patch failed: FILE:LINE",
+ * "with conflicts", ...), cut at its newline in place; else the first.
+ */
+static const char *git_complaint(char *err)
+{
+	static const char *const telling[] = {
+		"patch failed", "with conflicts", "corrupt patch",
+		"does not exist", "already exists", "does not apply",
+	};
+	char *line = err, *pick = NULL, *nl;
+	size_t i;
+
+	for (; *line && !pick; line = nl ? nl + 1 : line + strlen(line)) {
+		nl = strchr(line, '\n');
+		for (i = 0; i < sizeof(telling) / sizeof(*telling); i++) {
+			char *hit = strstr(line, telling[i]);
+
+			if (hit && (!nl || hit < nl)) {
+				pick = line;
+				break;
+			}
+		}
+	}
+	if (!pick)
+		pick = err;
+	nl = strchr(pick, '\n');
+	if (nl)
+		*nl = 0;
+	return pick;
+}
+
+/*
  * The fallback: git apply --cached -3 on a temporary index holding tree.
  * Returns 0 with *out set when the patch applied, 1 when it does not apply
  * (first line of git's complaint in why), -1 on errors (logged).
@@ -603,10 +684,7 @@ static int fallback_apply(struct apply_repo *r, const git_oid *tree,
 		strbuf_reset(&err);
 		st = run_git(ap, env, &err);
 		if (st) {
-			char *nl = strchr(err.buf, '\n');
-
-			strbuf_addf(why, "%.*s", nl ? (int)(nl - err.buf) :
-				    (int)err.len, err.buf);
+			strbuf_addstr(why, git_complaint(err.buf));
 			ret = 1;
 			goto out;
 		}
@@ -690,6 +768,8 @@ static int apply_one(struct apply_repo *r, git_commit *parent,
 		goto out;
 	}
 	crlf_to_lf(p->diff, p->diff_len, &diffbuf);
+	diffbuf.len = strip_signature(diffbuf.buf, diffbuf.len);
+	diffbuf.buf[diffbuf.len] = 0;
 	/*
 	 * libgit2's parser wants the last line terminated, and a binary
 	 * patch's last base85 block ended by an empty line, which mail
@@ -697,8 +777,7 @@ static int apply_one(struct apply_repo *r, git_commit *parent,
 	 */
 	if (diffbuf.len && diffbuf.buf[diffbuf.len - 1] != '\n')
 		strbuf_addch(&diffbuf, '\n');
-	if (diffbuf.len >= 2 && diffbuf.buf[diffbuf.len - 2] != '\n' &&
-	    memmem(diffbuf.buf, diffbuf.len, "\nGIT binary patch\n", 18))
+	if (ends_in_binary(&diffbuf))
 		strbuf_addch(&diffbuf, '\n');
 	if (apply_check_paths(diffbuf.buf, diffbuf.len, &why) < 0) {
 		set_failure(res, APPLY_REJECTED, idx, NULL, NULL, why.buf);

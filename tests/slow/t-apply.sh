@@ -132,6 +132,8 @@ like "$out" "does-not-apply: patch 1/1 \"mm: Optimizing hugepage zeroing in arm6
 	"the failing patch is named"
 like "$out" "file:   arch/arm64/" "the failing file is named"
 like "$out" "hunk:   @@ -" "the failing hunk is named"
+like "$out" "git apply -3: error: patch failed: arch/arm64/" \
+	"the fallback failed too, with its reason"
 like "$out" "base:   $base" "the base tried is named"
 like "$out" "tree:   $tree" "the tree tried is named"
 echo "$out" | sed 's/^/# /'

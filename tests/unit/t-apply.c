@@ -332,12 +332,37 @@ static void test_kinds(struct apply_repo *r)
 	check_roundtrip(r, "HEAD", "renamed file");
 	sh("chmod +x repo/renamed.c && " GIT "commit -qam mode");
 	check_roundtrip(r, "HEAD", "mode change");
+	{
+		/* A mode change last: the mail's signature may cling to it. */
+		char *d = out("git -C repo diff HEAD^ HEAD");
+		char *b = out("git -C repo rev-parse HEAD^");
+		char *want = out("git -C repo rev-parse HEAD^{tree}");
+		struct strbuf sig = STRBUF_INIT;
+		struct apply_patch mp;
+		struct apply_result res;
+		char got[41] = "";
+
+		strbuf_addf(&sig, "%s\n-- \n2.39.5\n\n", d);
+		patch_init(&mp, sig.buf, "mode\n");
+		if (!apply_series(r, b, &mp, 1, NULL, &res) &&
+		    res.status == APPLY_OK)
+			apply_tree_of(r, res.commits[0].oid, got);
+		is_str(got, want, "mode change followed by a signature");
+		apply_result_release(&res);
+		strbuf_release(&sig);
+		free(d);
+		free(b);
+		free(want);
+	}
 	sh("head -c 3000 /dev/urandom > repo/blob.bin && " GIT "add blob.bin"
 	   " && " GIT "commit -qm bin");
 	check_roundtrip(r, "HEAD", "new binary file");
 	sh("head -c 100 /dev/urandom >> repo/blob.bin && " GIT "commit -qam "
 	   "bin2");
 	check_roundtrip(r, "HEAD", "binary delta");
+	sh("head -c 50 /dev/urandom >> repo/blob.bin && chmod -x "
+	   "repo/renamed.c && " GIT "commit -qam bin-then-mode");
+	check_roundtrip(r, "HEAD", "binary change, then a mode change");
 	sh(GIT "mv renamed.c sub/dir/moved.c 2>/dev/null || (mkdir -p "
 	   "repo/sub/dir && " GIT "mv renamed.c sub/dir/moved.c) && echo "
 	   "more >> repo/sub/dir/moved.c && " GIT "commit -qam renmod");
