@@ -711,6 +711,146 @@ out:
 	return ret;
 }
 
+/*
+ * git_apply_to_tree() loads the whole preimage tree into an index and
+ * writes every entry back: 0.4-0.7 s per patch on a 78,000-file kernel.
+ * Application only ever reads the paths the diff names, so it is given a
+ * tree holding just those (touched_tree), and its result is folded back
+ * into the full tree with git_tree_create_updated() (merge_back), which
+ * rewrites only the subtrees on the way to a changed path.
+ */
+static int has_path(const char *const *paths, size_t n, const char *p)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(paths[i], p))
+			return 1;
+	return 0;
+}
+
+/*
+ * The paths of full the diff reads or overwrites, as a tree of their own.
+ * Returns 0, 1 when the diff adds a file that exists (why filled), -1 on
+ * errors (logged).
+ */
+static int touched_tree(git_repository *repo, git_tree *full, git_diff *diff,
+			git_tree **out, struct strbuf *why)
+{
+	size_t i, n = 0, nd = git_diff_num_deltas(diff);
+	const char **paths = calloc(2 * nd + 1, sizeof(*paths));
+	git_tree_update *up = calloc(2 * nd + 1, sizeof(*up));
+	git_treebuilder *tb = NULL;
+	git_tree *empty = NULL;
+	git_oid oid;
+	size_t nu = 0;
+	int ret = -1;
+
+	if (!paths || !up)
+		die("apply", "out of memory");
+	for (i = 0; i < nd; i++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, i);
+
+		if (d->status != GIT_DELTA_ADDED &&
+		    !has_path(paths, n, d->old_file.path))
+			paths[n++] = d->old_file.path;
+		if (!has_path(paths, n, d->new_file.path))
+			paths[n++] = d->new_file.path;
+	}
+	for (i = 0; i < n; i++) {
+		git_tree_entry *e = NULL;
+
+		if (git_tree_entry_bypath(&e, full, paths[i]) < 0)
+			continue;
+		if (git_tree_entry_type(e) == GIT_OBJECT_BLOB) {
+			up[nu].action = GIT_TREE_UPDATE_UPSERT;
+			git_oid_cpy(&up[nu].id, git_tree_entry_id(e));
+			up[nu].filemode = git_tree_entry_filemode(e);
+			up[nu].path = paths[i];
+			nu++;
+		}
+		git_tree_entry_free(e);
+	}
+	for (i = 0; i < nd; i++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, i);
+		size_t k;
+
+		if (d->status != GIT_DELTA_ADDED)
+			continue;
+		for (k = 0; k < nu; k++)
+			if (!strcmp(up[k].path, d->new_file.path)) {
+				strbuf_addf(why, "%s: already exists in the "
+					    "tree", d->new_file.path);
+				ret = 1;
+				goto out;
+			}
+	}
+	git_error_clear();
+	if (git_treebuilder_new(&tb, repo, NULL) < 0 ||
+	    git_treebuilder_write(&oid, tb) < 0 ||
+	    git_tree_lookup(&empty, repo, &oid) < 0 ||
+	    git_tree_create_updated(&oid, repo, empty, nu, up) < 0 ||
+	    git_tree_lookup(out, repo, &oid) < 0) {
+		error("apply", "cannot build the preimage tree: %s",
+		      git_msg());
+		goto out;
+	}
+	ret = 0;
+out:
+	git_tree_free(empty);
+	git_treebuilder_free(tb);
+	free(paths);
+	free(up);
+	return ret;
+}
+
+/*
+ * full + (what application made of mini) -> *out.  Paths of mini missing
+ * from the result were deleted or renamed away.  Returns 0, or the libgit2
+ * error (a path conflict such as a file replaced by a directory).
+ */
+static int merge_back(git_repository *repo, git_tree *full, git_tree *mini,
+		      git_index *result, git_oid *out)
+{
+	size_t i, n = git_index_entrycount(result), nm, nu = 0;
+	git_tree_update *up;
+	int e;
+	git_index *old = NULL;
+
+	/* mini is flat only at the top; walk it through an index. */
+	if ((e = git_index_new(&old)) < 0 ||
+	    (e = git_index_read_tree(old, mini)) < 0) {
+		git_index_free(old);
+		return e;
+	}
+	nm = git_index_entrycount(old);
+	up = calloc(n + nm + 1, sizeof(*up));
+	if (!up)
+		die("apply", "out of memory");
+	for (i = 0; i < n; i++) {
+		const git_index_entry *ie = git_index_get_byindex(result, i);
+
+		up[nu].action = GIT_TREE_UPDATE_UPSERT;
+		git_oid_cpy(&up[nu].id, &ie->id);
+		up[nu].filemode = ie->mode;
+		up[nu].path = ie->path;
+		nu++;
+	}
+	for (i = 0; i < nm; i++) {
+		const git_index_entry *ie = git_index_get_byindex(old, i);
+
+		if (git_index_get_bypath(result, ie->path, 0))
+			continue;
+		up[nu].action = GIT_TREE_UPDATE_REMOVE;
+		up[nu].path = ie->path;
+		nu++;
+	}
+	e = git_tree_create_updated(out, repo, full, nu, up);
+	free(up);
+	git_index_free(old);
+	return e;
+}
+
 /* A diff whose every line ends in CRLF came through a CRLF mail: git am
  * strips the CRs (mailsplit without --keep-cr), and so do we. */
 static void crlf_to_lf(const char *s, size_t n, struct strbuf *out)
@@ -755,7 +895,7 @@ static int apply_one(struct apply_repo *r, git_commit *parent,
 	struct progress pr = { "", "" };
 	struct strbuf why = STRBUF_INIT, diffbuf = STRBUF_INIT;
 	git_diff *diff = NULL;
-	git_tree *tree = NULL;
+	git_tree *tree = NULL, *mini = NULL;
 	git_index *index = NULL;
 	int ret = -1, e;
 
@@ -805,19 +945,25 @@ static int apply_one(struct apply_repo *r, git_commit *parent,
 		ret = 1;
 		goto out;
 	}
+	e = touched_tree(r->repo, tree, diff, &mini, &why);
+	if (e < 0)
+		goto out;
+	if (e > 0) {
+		set_failure(res, APPLY_FAILED, idx, NULL, NULL, why.buf);
+		ret = 1;
+		goto out;
+	}
 	ao.delta_cb = on_delta;
 	ao.hunk_cb = on_hunk;
 	ao.payload = &pr;
-	e = git_apply_to_tree(&index, r->repo, tree, diff, &ao);
-	if (!e && git_index_write_tree_to(tree_out, index, r->repo) < 0) {
-		error("apply", "%s: cannot write tree: %s", r->path,
-		      git_msg());
-		goto out;
-	}
+	e = git_apply_to_tree(&index, r->repo, mini, diff, &ao);
 	if (!e) {
-		*method = APPLY_METHOD_LIBGIT2;
-		ret = 0;
-		goto out;
+		e = merge_back(r->repo, tree, mini, index, tree_out);
+		if (!e) {
+			*method = APPLY_METHOD_LIBGIT2;
+			ret = 0;
+			goto out;
+		}
 	}
 	strbuf_addstr(&why, git_msg());
 	if (e == GIT_ENOTFOUND || e == GIT_EAPPLYFAIL) {
@@ -849,6 +995,7 @@ static int apply_one(struct apply_repo *r, git_commit *parent,
 out:
 	git_index_free(index);
 	git_diff_free(diff);
+	git_tree_free(mini);
 	git_tree_free(tree);
 	strbuf_release(&why);
 	strbuf_release(&diffbuf);

@@ -299,6 +299,15 @@ static void test_series(struct apply_repo *r)
 		ok(res.status == APPLY_FAILED,
 		   "a truncated hunk fails: %s", res.reason);
 		apply_result_release(&res);
+		patch_init(&bad, "diff --git a/b.txt b/b.txt\nnew file mode "
+			   "100644\n--- /dev/null\n+++ b/b.txt\n@@ -0,0 +1 @@\n"
+			   "+x\n", "x\n");
+		apply_series(r, base, &bad, 1, &(struct apply_opts){
+			     .no_fallback = 1 }, &res);
+		ok(res.status == APPLY_FAILED && res.reason &&
+		   strstr(res.reason, "b.txt: already exists"),
+		   "creating an existing file fails: %s", res.reason);
+		apply_result_release(&res);
 		patch_init(&bad, d1, "x\n");
 		bad.diff_len = APPLY_MAX_DIFF + 1;
 		ok(!apply_series(r, base, &bad, 1, NULL, &res) &&
