@@ -25,14 +25,14 @@
 /* Caps on untrusted input. */
 #define APPLY_MAX_PATCHES	200
 #define APPLY_MAX_DIFF		(16u << 20)	/* bytes per patch */
-#define APPLY_MAX_MESSAGE	(1u << 20)	/* bytes per commit message */
+#define APPLY_MAX_MESSAGE	(1u << 20)	/* bytes per message */
 
 struct apply_patch {
 	const char *author_name;
 	const char *author_email;
 	long long time;		/* author date, Unix seconds */
 	int tz_min;		/* author time zone, minutes east of UTC */
-	const char *message;	/* full commit message, as git am makes it */
+	const char *message;	/* commit message, as git am makes it */
 	const char *diff;	/* the diff part of the mail, not NUL-bound */
 	size_t diff_len;
 };
@@ -40,7 +40,7 @@ struct apply_patch {
 enum apply_status {
 	APPLY_OK,		/* every patch applied */
 	APPLY_FAILED,		/* a patch does not apply: see failed_* */
-	APPLY_REJECTED,		/* a patch is unsafe (../, absolute, symlink) */
+	APPLY_REJECTED,		/* unsafe: .., absolute, symlink */
 };
 const char *apply_status_str(enum apply_status s);
 
@@ -74,8 +74,8 @@ struct apply_result {
 	size_t n_commits;		/* commits created, in order */
 	struct apply_commit *commits;
 	/* When status != APPLY_OK (strings owned by the result): */
-	size_t failed_patch;		/* 1-based index of the failing patch */
-	char *failed_file;		/* path, or NULL if not file-specific */
+	size_t failed_patch;		/* failing patch, 1-based */
+	char *failed_file;		/* path, or NULL if none */
 	char *failed_hunk;		/* "@@ -a,b +c,d @@ ...", or NULL */
 	char *reason;			/* one line */
 };

@@ -203,13 +203,13 @@ static void test_series(struct apply_repo *r)
 
 		snprintf(first, sizeof(first), "%s", res.commits[2].oid);
 		apply_series(r, base, p, 3, NULL, &again);
-		is_str(again.commits[2].oid, first, "commits are deterministic");
+		is_str(again.commits[2].oid, first, "deterministic commits");
 		apply_result_release(&again);
 	}
 	apply_result_release(&res);
 
 	/* Patch 2 conflicts: master changed line10 differently. */
-	sh("sed -i s/line10/other10/ repo/a.txt && " GIT "commit -qam conflict");
+	sh("sed -i s/line10/other10/ repo/a.txt && " GIT "commit -qam c");
 	free(base);
 	base = out("git -C repo rev-parse HEAD");
 	ok(!apply_series(r, base, p, 3, NULL, &res) &&
@@ -431,7 +431,8 @@ static void test_security(struct apply_repo *r)
 		 "mode 100644\n--- /dev/null\n+++ b/alink/x\n%s", hunk);
 	reject(r, base, diff, "write through a symlink", "symbolic link");
 	snprintf(diff, sizeof(diff), "diff --git a/l b/l\nnew file mode 120000"
-		 "\n--- /dev/null\n+++ b/l\n@@ -0,0 +1 @@\n+/etc\n\\ No newline "
+		 "\n--- /dev/null\n+++ b/l\n@@ -0,0 +1 @@\n+/etc\n"
+		 "\\ No newline "
 		 "at end of file\ndiff --git a/l/passwd b/l/passwd\nnew file "
 		 "mode 100644\n--- /dev/null\n+++ b/l/passwd\n%s", hunk);
 	reject(r, base, diff, "symlink created and written through",
@@ -510,7 +511,8 @@ static void test_import(void)
 	int already = -1;
 
 	sh("mkdir -p src/linux-source-9.9/sub && cd src/linux-source-9.9 && "
-	   "printf '.*\\n*.o\\ntags\\n/vmlinux\\n\\n#\\n# Debian packaging: ignore "
+	   "printf '.*\\n*.o\\ntags\\n/vmlinux\\n\\n#\\n"
+	   "# Debian packaging: ignore "
 	   "everything\\n#\\n/*\\n!/debian/\\n' > .gitignore && echo k > "
 	   "Makefile && echo c > sub/x.c && echo d > .mailmap && "
 	   "mkdir sub/tags && echo t > sub/tags/t.c && cd .. && "
