@@ -1002,6 +1002,16 @@ out:
 	return ret;
 }
 
+/* As git am: a mail without a display name is authored by its address. */
+static const char *author_name(const struct apply_patch *p)
+{
+	if (p->author_name && *p->author_name)
+		return p->author_name;
+	if (p->author_email && *p->author_email)
+		return p->author_email;
+	return "unknown";
+}
+
 int apply_series(struct apply_repo *r, const char *base,
 		 const struct apply_patch *patches, size_t n,
 		 const struct apply_opts *opts, struct apply_result *res)
@@ -1052,8 +1062,7 @@ int apply_series(struct apply_repo *r, const char *base,
 				    "commit message missing or too long");
 			break;
 		}
-		if (git_signature_new(&author, p->author_name ?
-				      p->author_name : "unknown",
+		if (git_signature_new(&author, author_name(p),
 				      p->author_email ? p->author_email : "",
 				      p->time, p->tz_min) < 0 ||
 		    git_signature_new(&committer, opts->committer_name ?

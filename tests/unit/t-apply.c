@@ -287,6 +287,14 @@ static void test_series(struct apply_repo *r)
 	{
 		struct apply_patch bad;
 
+		patch_init(&bad, d1, "anonymous\n");
+		bad.author_name = "";
+		apply_series(r, base, &bad, 1, NULL, &res);
+		msg = res.status == APPLY_OK ? out("git -C repo log -1 "
+			"--format=%%an %s", res.commits[0].oid) : NULL;
+		is_str(msg, "jane@example.org", "no display name: the address");
+		free(msg);
+		apply_result_release(&res);
 		patch_init(&bad, "not a diff at all\n", "x\n");
 		apply_series(r, base, &bad, 1, NULL, &res);
 		ok(res.status == APPLY_FAILED && res.failed_patch == 1,
