@@ -322,3 +322,31 @@ out:
 	tree_worktree_free(wt);
 	return ret;
 }
+
+int cli_tree_fetch(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "tree", required_argument, NULL, 't' },
+		{ "branch", required_argument, NULL, 'b' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *tree = NULL, *branch = "master";
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "t:b:", longopts, NULL)) != -1) {
+		if (c == 't')
+			tree = optarg;
+		else if (c == 'b')
+			branch = optarg;
+		else
+			return cli_usage("tree fetch");
+	}
+	if (!tree || optind != argc - 1)
+		return cli_usage("tree fetch");
+	if (tree_fetch(tree, argv[optind], branch) < 0)
+		return CLI_FAILED;
+	printf("%s: fetched %s %s into refs/remotes/kregress/%s\n", tree,
+	       argv[optind], branch, branch);
+	return CLI_OK;
+}

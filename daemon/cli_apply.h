@@ -9,6 +9,13 @@
 int cli_tree_import(int argc, char **argv);
 
 /*
+ * kregress tree fetch --tree DIR [--branch BR] REMOTE
+ * Refreshes DIR from REMOTE (a remote name or URL) with libgit2: BR
+ * (default master) lands in refs/remotes/kregress/BR.
+ */
+int cli_tree_fetch(int argc, char **argv);
+
+/*
  * kregress tree worktree --tree DIR --rev REV WTDIR
  * Creates the build worktree WTDIR of DIR at REV, or switches it to REV
  * rewriting only the files that differ (their mtimes change, no other).

@@ -15,6 +15,7 @@
 const struct cli_command cli_commands[] = {
 	{ "series parse", cli_series_parse, CLI_SERIES_PARSE_USAGE },
 	{ "apply", cli_apply, CLI_APPLY_USAGE },
+	{ "tree fetch", cli_tree_fetch, "tree fetch --tree DIR [--branch BR] REMOTE" },
 	{ "tree worktree", cli_tree_worktree, "tree worktree --tree DIR --rev REV WTDIR" },
 	{ "tree import", cli_tree_import, "tree import --tarball linux-source-X.tar.xz DIR" },
 	{ NULL, NULL, NULL },

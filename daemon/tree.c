@@ -274,8 +274,11 @@ int tree_fetch(const char *repo_path, const char *remote_name,
 {
 	git_repository *repo = NULL;
 	git_remote *remote = NULL;
+	git_config *cfg = NULL;
+	git_remote_create_options ro;
 	git_fetch_options fo;
-	struct strbuf spec = STRBUF_INIT;
+	const char *url = NULL;
+	struct strbuf spec = STRBUF_INIT, key = STRBUF_INIT;
 	char *specp;
 	git_strarray specs = { &specp, 1 };
 	int ret = -1;
@@ -287,8 +290,26 @@ int tree_fetch(const char *repo_path, const char *remote_name,
 		error("tree", "%s: %s", repo_path, git_msg());
 		goto out;
 	}
-	if (git_remote_lookup(&remote, repo, remote_name) < 0 &&
-	    git_remote_create_anonymous(&remote, repo, remote_name) < 0) {
+	/*
+	 * A configured remote's URL, else remote_name is the URL.  The remote
+	 * is made without url.*.insteadOf rewriting: libgit2 1.5.1 leaks a
+	 * pcre2 block per remote in that lookup (fixed upstream, PR #6382),
+	 * and a daemon fetching on a schedule must not grow.
+	 */
+	strbuf_addf(&key, "remote.%s.url", remote_name);
+	if (git_repository_config_snapshot(&cfg, repo) < 0) {
+		error("tree", "%s: config: %s", repo_path, git_msg());
+		goto out;
+	}
+	if (git_config_get_string(&url, cfg, key.buf) < 0) {
+		url = remote_name;
+		git_error_clear();
+	}
+	git_remote_create_options_init(&ro, GIT_REMOTE_CREATE_OPTIONS_VERSION);
+	ro.repository = repo;
+	ro.flags = GIT_REMOTE_CREATE_SKIP_INSTEADOF |
+		   GIT_REMOTE_CREATE_SKIP_DEFAULT_FETCHSPEC;
+	if (git_remote_create_with_opts(&remote, url, &ro) < 0) {
 		error("tree", "%s: remote %s: %s", repo_path, remote_name,
 		      git_msg());
 		goto out;
@@ -304,7 +325,9 @@ int tree_fetch(const char *repo_path, const char *remote_name,
 	ret = 0;
 out:
 	strbuf_release(&spec);
+	strbuf_release(&key);
 	git_remote_free(remote);
+	git_config_free(cfg);
 	git_repository_free(repo);
 	git_libgit2_shutdown();
 	return ret;

@@ -112,6 +112,22 @@ is "$(sed -n 30p "$tmp/wt/a.c")" "thirty" "with the patched content"
 is "$(stat -c %Y "$tmp/wt/a.c" | cut -c1-3)" "$(date +%s | cut -c1-3)" \
 	"the changed file got a new mtime"
 
+# Refresh a tree from a remote (here: a local one).
+git clone -q --bare "$r" "$tmp/mirror.git"
+git -C "$r" commit -q --allow-empty -m upstream-moved
+out=$("$kregress" tree fetch --tree "$tmp/mirror.git" --branch master "$r")
+ok $? "tree fetch: $out"
+is "$(git -C "$tmp/mirror.git" rev-parse refs/remotes/kregress/master)" \
+	"$(git -C "$r" rev-parse master)" "the new upstream commit arrived"
+git -C "$tmp/mirror.git" remote add up "$r"
+git -C "$r" commit -q --allow-empty -m upstream-moved-again
+out=$("$kregress" tree fetch --tree "$tmp/mirror.git" up)
+ok $? "tree fetch from a configured remote by name"
+is "$(git -C "$tmp/mirror.git" rev-parse refs/remotes/kregress/master)" \
+	"$(git -C "$r" rev-parse master)" "its branch arrived"
+out=$("$kregress" tree fetch --tree "$tmp/mirror.git" "$tmp/nosuch" 2>&1)
+ok $(( $? == 1 ? 0 : 1 )) "fetch from a missing remote fails: $out"
+
 # Bad input.
 out=$("$kregress" apply --tree "$r" "$tmp/p/0000-cover-letter.patch" 2>&1)
 ok $(( $? == 1 ? 0 : 1 )) "an mbox without patches fails"

@@ -20,18 +20,6 @@
 #include "tap.h"
 #include "tree.h"
 
-/*
- * libgit2 1.5.1 (Debian 12) leaks a pcre2 match block per remote it
- * creates (insteadOf lookup; fixed upstream by libgit2 PR #6382).  Not
- * ours.  Only libgit2 uses pcre2 here, and the fast unwinder stops inside
- * pcre2 (no frame pointers), so the module is what can be matched.
- */
-const char *__lsan_default_suppressions(void);
-const char *__lsan_default_suppressions(void)
-{
-	return "leak:libpcre2-8.so\n";
-}
-
 static char dir[] = "/tmp/t-apply-XXXXXX";
 static char repo[256];
 
