@@ -487,8 +487,41 @@ static void test_worktree(void)
 	ok(!strncmp(head, base, 0) && strcmp(head, base), "HEAD moved");
 	ok(!tree_worktree_switch(wt, base, &n) && n == 1, "switch back");
 	ok(mtime_ns(f_b) == b0, "unchanged file still keeps its mtime");
-	ok(!access("/dev/null", F_OK) && sh("test -f wt-x86_64/a.o") == 0,
-	   "untracked build output survives");
+	ok(sh("test -f wt-x86_64/a.o") == 0, "untracked build output survives");
+	/* Structural changes: a new dir, a deletion, a file becoming a dir,
+	 * a dir becoming a file; the checkout must equal the commit. */
+	sh(GIT "checkout -q -b wt2 && mkdir -p repo/nd/deep && echo n > "
+	   "repo/nd/deep/n.c && " GIT "rm -q blob.bin && " GIT "rm -q "
+	   "alink && mkdir repo/alink && echo x > repo/alink/x && "
+	   GIT "rm -rq sub && echo f > repo/sub && " GIT "add -A && "
+	   GIT "commit -qm structure && " GIT "checkout -q master");
+	{
+		char *st, *rev = out("git -C repo rev-parse wt2");
+
+
+		int e = tree_worktree_switch(wt, rev, &n);
+
+		ok(!e && n == 7, "switch across structural changes: %zu "
+		   "paths (nd/deep/n.c, blob.bin, alink, alink/x, "
+		   "sub/dir/moved.c, sub, top)", n);
+		st = out("git -C wt-x86_64 status --porcelain "
+			 "--untracked-files=no; git -C wt-x86_64 diff HEAD "
+			 "--stat; cat wt-x86_64/sub wt-x86_64/alink/x "
+			 "wt-x86_64/nd/deep/n.c; test -e wt-x86_64/blob.bin || "
+			 "echo gone");
+		is_str(st, "f\nx\nn\ngone", "worktree equals the commit");
+		free(st);
+		ok(!tree_worktree_switch(wt, base, &n), "and back");
+		st = out("git -C wt-x86_64 status --porcelain "
+			 "--untracked-files=no; test -d wt-x86_64/nd || echo "
+			 "nd-gone; test -L wt-x86_64/alink && echo link; "
+			 "test -f wt-x86_64/blob.bin && echo blob; "
+			 "cat wt-x86_64/sub/dir/moved.c | head -1");
+		is_str(st, "nd-gone\nlink\nblob\nhello",
+		       "back to the base exactly");
+		free(st);
+		free(rev);
+	}
 	tree_worktree_free(wt);
 	wt = NULL;
 	ok(!tree_worktree_open(repo, wtpath, base, &wt),
