@@ -9,8 +9,10 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_apply.h"
 #include "cli_client.h"
 #include "cli_compare.h"
+#include "cli_series.h"
 
 const struct cli_command cli_commands[] = {
 	{ "submit", cli_submit,
@@ -23,6 +25,11 @@ const struct cli_command cli_commands[] = {
 	  "results [--server URL] [-c CONFIG] [--json] ID" },
 	{ "compare", cli_compare,
 	  "compare [--json] [OPTIONS] BASE NEW | --base M,SD,N --new M,SD,N" },
+	{ "series parse", cli_series_parse, CLI_SERIES_PARSE_USAGE },
+	{ "apply", cli_apply, CLI_APPLY_USAGE },
+	{ "tree fetch", cli_tree_fetch, "tree fetch --tree DIR [--branch BR] REMOTE" },
+	{ "tree worktree", cli_tree_worktree, "tree worktree --tree DIR --rev REV WTDIR" },
+	{ "tree import", cli_tree_import, "tree import --tarball linux-source-X.tar.xz DIR" },
 	{ NULL, NULL, NULL },
 };
 

@@ -1,0 +1,93 @@
+/*
+ * fetch.h - mail over HTTP(S): lore/public-inbox and patchwork; the only
+ * libcurl user of the intake.
+ *
+ * A URL a kernel developer pastes is mapped to the mbox it stands for
+ * (fetch_resolve, pure), every URL, redirect target and patchwork "mbox"
+ * link is checked against the caller's allowlist before any request is
+ * made, and the body is read with a size cap (after gzip decoding, so a
+ * small bomb cannot grow past it), connect and total timeouts, TLS peer
+ * and host verification, and at most max_redirects redirects.
+ */
+#ifndef KREGRESS_FETCH_H
+#define KREGRESS_FETCH_H
+
+#include <stddef.h>
+
+struct strbuf;
+
+struct fetch_options {
+	/*
+	 * NULL-terminated list of URL prefixes ("https://lore.kernel.org/").
+	 * A URL is allowed when it starts with one of them at a boundary
+	 * ('/', '?', '#' or the end follows, unless the prefix ends in '/').
+	 * NULL or empty: every URL is refused.  Plain http:// is refused
+	 * unless the host is loopback (127.0.0.1, ::1, localhost) AND
+	 * allowed by a prefix (for tests).
+	 */
+	const char *const *allow;
+	size_t max_bytes;	/* decoded body; default 32 MiB */
+	int connect_timeout_s;	/* default 10 */
+	int total_timeout_s;	/* per request; default 60 */
+	int max_redirects;	/* default 5 */
+	/* conditional request (watcher); NULL for none */
+	const char *if_none_match;	/* an ETag from a previous answer */
+	const char *if_modified_since;	/* a Last-Modified value */
+};
+
+void fetch_options_init(struct fetch_options *fo);
+
+enum fetch_kind {
+	FETCH_MBOX,		/* the URL is an mbox (maybe gzipped) */
+	FETCH_MESSAGE,		/* one raw message (lore .../raw) */
+	FETCH_PATCHWORK,	/* patchwork /api/.../series/ID/: JSON */
+};
+
+const char *fetch_kind_str(enum fetch_kind kind);
+
+/* 1 when s looks like a URL ("scheme://..."), else 0 (a file name). */
+int fetch_is_url(const char *s);
+
+/*
+ * Pure: 0 when url is allowed by fo, else -1 with *why (static string).
+ */
+int fetch_url_check(const char *url, const struct fetch_options *fo,
+		    const char **why);
+
+/*
+ * Pure: maps a URL to what must be fetched.  A lore message URL
+ * (https://HOST/LIST/MSGID/, also .../T/, .../t/, #anchors) becomes that
+ * thread's .../t.mbox.gz; .../raw, .../t.mbox.gz, patchwork .../mbox/ and
+ * /api/[VERSION/]series/ID/ are kept.  *out is the caller's.
+ */
+int fetch_resolve(const char *url, char **out, enum fetch_kind *kind);
+
+struct fetch_result {
+	long status;		/* final HTTP status */
+	char *etag;		/* NULL if none; caller frees via release */
+	char *last_modified;
+	char *content_type;
+	struct strbuf *body;	/* caller's; gzip bodies are decoded */
+};
+
+void fetch_result_release(struct fetch_result *r);
+
+/*
+ * One GET of url (allowlist checked for it and every redirect).  Blocks
+ * for at most the timeouts.  Returns 0 when an answer came (any status,
+ * also 304; the caller judges r->status), -1 (logged) when refused, on a
+ * transport error, a timeout, too many redirects or too large a body.
+ */
+int fetch_get(const char *url, const struct fetch_options *fo,
+	      struct fetch_result *r);
+
+/*
+ * What `series parse URL` and the daemon's fetch stage do: resolve url,
+ * fetch it (through the patchwork JSON to its mbox link if need be), check
+ * for HTTP 200, decode gzip, and append the mbox bytes to out.  Returns 0
+ * or -1 (logged, with the URL and the reason).
+ */
+int fetch_mbox(const char *url, const struct fetch_options *fo,
+	       struct strbuf *out);
+
+#endif

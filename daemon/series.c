@@ -1,0 +1,1232 @@
+/*
+ * series.c - grouping mail messages into patch series (pure, no I/O).
+ *
+ * The rules follow what b4 and git-am do, so that a kernel developer gets
+ * the series they expect:
+ *  - the subject's bracketed prefixes give version, M/N, RFC, RESEND and
+ *    a tree name; "Re:" makes a reply, never a patch;
+ *  - a patch is a non-reply whose body holds a unified diff; the commit
+ *    message ends where git-mailinfo's patchbreak() says (a "---" line, a
+ *    "diff -" or "Index: " line); an in-body From:/Date:/Subject: block
+ *    overrides the mail's own headers;
+ *  - the diff is cut by counting hunk lines, so the diffstat before it and
+ *    the signature and footers after it never leak into the bytes handed
+ *    to the apply stage;
+ *  - replies are walked up (iteratively, memoised: a References chain
+ *    thousands deep costs linear time and no stack) to the patch or cover
+ *    letter they answer, and their trailers attached there.
+ */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "mail.h"
+#include "series.h"
+#include "strbuf.h"
+
+static void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+
+	if (!p)
+		die("series", "out of memory");
+	return p;
+}
+
+static void *xrealloc(void *p, size_t size)
+{
+	p = realloc(p, size ? size : 1);
+	if (!p)
+		die("series", "out of memory");
+	return p;
+}
+
+static char *xstrndup(const char *s, size_t n)
+{
+	char *r = strndup(s, n);
+
+	if (!r)
+		die("series", "out of memory");
+	return r;
+}
+
+static char *xstrdup(const char *s)
+{
+	return xstrndup(s ? s : "", strlen(s ? s : ""));
+}
+
+static void push_str(char ***v, size_t *nr, char *s)
+{
+	*v = xrealloc(*v, (*nr + 1) * sizeof(**v));
+	(*v)[(*nr)++] = s;
+}
+
+static __attribute__((format(printf, 2, 3)))
+void problem(struct series *s, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	push_str(&s->problems, &s->nr_problems, strbuf_detach(&sb, NULL));
+}
+
+const char *series_status_str(enum series_status st)
+{
+	switch (st) {
+	case SERIES_COMPLETE:
+		return "complete";
+	case SERIES_INCOMPLETE:
+		return "incomplete";
+	case SERIES_EMPTY:
+		return "empty";
+	}
+	return "unknown";
+}
+
+/* ---- subjects ---- */
+
+static int word_is(const char *w, size_t n, const char *lit)
+{
+	return strlen(lit) == n && !strncasecmp(w, lit, n);
+}
+
+static int parse_uint(const char *s, size_t n, int *out)
+{
+	long v = 0;
+	size_t i;
+
+	if (!n || n > 6)
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (!isdigit((unsigned char)s[i]))
+			return -1;
+		v = v * 10 + (s[i] - '0');
+	}
+	*out = (int)v;
+	return 0;
+}
+
+/* One word inside [...]; returns 1 if it is a patch word (PATCH, RFC). */
+static int subject_word(struct series_subject *out, const char *w, size_t n,
+			struct strbuf *tree)
+{
+	const char *slash;
+	int a, b;
+
+	if (word_is(w, n, "PATCH"))
+		return 1;
+	if (n > 5 && !strncasecmp(w, "PATCH", 5)) {
+		const char *v = w + 5;
+		size_t vn = n - 5;
+
+		if (*v == '-' || *v == '_')
+			v++, vn--;
+		if (vn > 1 && (*v == 'v' || *v == 'V') &&
+		    !parse_uint(v + 1, vn - 1, &a) && a > 0) {
+			out->version = a;
+			return 1;
+		}
+	}
+	if (word_is(w, n, "RFC")) {
+		out->rfc = 1;
+		return 1;
+	}
+	if (word_is(w, n, "RESEND")) {
+		out->resend = 1;
+		return 0;
+	}
+	if (n > 1 && (*w == 'v' || *w == 'V') && !parse_uint(w + 1, n - 1, &a)
+	    && a > 0) {
+		out->version = a;
+		return 0;
+	}
+	slash = memchr(w, '/', n);
+	if (slash && !parse_uint(w, (size_t)(slash - w), &a) &&
+	    !parse_uint(slash + 1, n - (size_t)(slash - w) - 1, &b) && b > 0) {
+		out->index = a;
+		out->total = b;
+		return 0;
+	}
+	if (tree->len)
+		strbuf_addch(tree, ' ');
+	strbuf_add(tree, w, n);
+	return 0;
+}
+
+static const char *skip_reply_prefix(const char *s, int *is_reply)
+{
+	static const char *const prefixes[] = {
+		"re:", "aw:", "fwd:", "fw:", "sv:", "antw:",
+	};
+	size_t i;
+	int again = 1;
+
+	while (again) {
+		again = 0;
+		while (*s == ' ' || *s == '\t')
+			s++;
+		for (i = 0; i < sizeof(prefixes) / sizeof(*prefixes); i++) {
+			size_t n = strlen(prefixes[i]);
+
+			if (!strncasecmp(s, prefixes[i], n)) {
+				s += n;
+				*is_reply = 1;
+				again = 1;
+				break;
+			}
+		}
+	}
+	return s;
+}
+
+void series_subject_parse(const char *subject, struct series_subject *out)
+{
+	struct strbuf tree = STRBUF_INIT;
+	const char *s = subject ? subject : "";
+	const char *end;
+	size_t n;
+
+	memset(out, 0, sizeof(*out));
+	out->version = 1;
+	out->index = 1;
+	out->total = 1;
+	s = skip_reply_prefix(s, &out->is_reply);
+	while (*s == '[' && (end = strchr(s, ']'))) {
+		struct strbuf bt = STRBUF_INIT;
+		const char *w = s + 1;
+		int patchy = 0;
+
+		while (w < end) {
+			const char *we;
+
+			while (w < end && (*w == ' ' || *w == ','))
+				w++;
+			we = w;
+			while (we < end && *we != ' ' && *we != ',')
+				we++;
+			if (we > w)
+				patchy |= subject_word(out, w, (size_t)(we - w),
+						       &bt);
+			w = we;
+		}
+		if (patchy)
+			out->has_prefix = 1;
+		if (bt.len) {
+			if (tree.len)
+				strbuf_addch(&tree, ' ');
+			strbuf_add(&tree, bt.buf, bt.len);
+		}
+		strbuf_release(&bt);
+		s = end + 1;
+		while (*s == ' ' || *s == '\t')
+			s++;
+		/* "[PATCH] Re: foo" is rare but is still a reply */
+		if (!strncasecmp(s, "re:", 3))
+			s = skip_reply_prefix(s, &out->is_reply);
+	}
+	n = strlen(s);
+	while (n && isspace((unsigned char)s[n - 1]))
+		n--;
+	out->title = xstrndup(s, n);
+	out->tree = tree.len ? strbuf_detach(&tree, NULL) : NULL;
+	strbuf_release(&tree);
+}
+
+void series_subject_release(struct series_subject *s)
+{
+	free(s->tree);
+	free(s->title);
+	memset(s, 0, sizeof(*s));
+}
+
+/* ---- bodies ---- */
+
+struct line {
+	const char *p;
+	size_t n;		/* without the '\n' */
+	size_t next;		/* offset of the following line */
+};
+
+static int get_line(const char *buf, size_t len, size_t off, struct line *l)
+{
+	const char *nl;
+
+	if (off >= len)
+		return 0;
+	l->p = buf + off;
+	nl = memchr(l->p, '\n', len - off);
+	l->n = nl ? (size_t)(nl - l->p) : len - off;
+	l->next = off + l->n + (nl ? 1 : 0);
+	return 1;
+}
+
+static int starts(const struct line *l, const char *lit)
+{
+	size_t n = strlen(lit);
+
+	return l->n >= n && !memcmp(l->p, lit, n);
+}
+
+/* git-mailinfo's patchbreak(): where the commit message ends. */
+static int is_patchbreak(const struct line *l)
+{
+	size_t i;
+
+	if (starts(l, "diff -") || starts(l, "Index: "))
+		return 1;
+	if (l->n < 3 || memcmp(l->p, "---", 3))
+		return 0;
+	if (l->n > 4 && l->p[3] == ' ' && !isspace((unsigned char)l->p[4]))
+		return 1;
+	for (i = 3; i < l->n; i++)
+		if (!isspace((unsigned char)l->p[i]))
+			return 0;
+	return 1;
+}
+
+static int parse_range(const char **p, const char *end, long *count)
+{
+	long v = 0;
+	int digits = 0;
+
+	while (*p < end && isdigit((unsigned char)**p)) {
+		if (v < 100000000)
+			v = v * 10 + (**p - '0');
+		(*p)++;
+		digits++;
+	}
+	if (!digits)
+		return -1;
+	*count = 1;
+	if (*p < end && **p == ',') {
+		(*p)++;
+		v = 0;
+		digits = 0;
+		while (*p < end && isdigit((unsigned char)**p)) {
+			if (v < 100000000)
+				v = v * 10 + (**p - '0');
+			(*p)++;
+			digits++;
+		}
+		if (!digits)
+			return -1;
+		*count = v;
+	}
+	return 0;
+}
+
+/* "@@ -a,b +c,d @@": the old and new line counts. */
+static int parse_hunk_header(const struct line *l, long *old, long *new)
+{
+	const char *p = l->p + 4, *end = l->p + l->n;
+
+	if (!starts(l, "@@ -"))
+		return -1;
+	if (parse_range(&p, end, old) || p >= end || *p != ' ')
+		return -1;
+	p++;
+	if (p >= end || *p != '+')
+		return -1;
+	p++;
+	if (parse_range(&p, end, new))
+		return -1;
+	return p + 3 <= end && !memcmp(p, " @@", 3) ? 0 : -1;
+}
+
+static void add_file(char ***files, size_t *nr, const char *p, size_t n)
+{
+	size_t i;
+
+	if (!n)
+		return;
+	for (i = 0; i < *nr; i++)
+		if (strlen((*files)[i]) == n && !memcmp((*files)[i], p, n))
+			return;
+	push_str(files, nr, xstrndup(p, n));
+}
+
+/* "diff --git a/X b/Y" -> Y (the last " b/" splits them). */
+static void file_from_git_line(const struct line *l, char ***files,
+			       size_t *nr)
+{
+	const char *p = l->p + 11, *end = l->p + l->n, *b = NULL, *q;
+
+	for (q = p; q + 3 <= end; q++)
+		if (!memcmp(q, " b/", 3))
+			b = q;
+	if (b)
+		add_file(files, nr, b + 3, (size_t)(end - b - 3));
+	else if (end > p)
+		add_file(files, nr, p, (size_t)(end - p));
+}
+
+/* "+++ b/X\t2020-..." -> X (strip one path component, like -p1). */
+static void file_from_plus_line(const struct line *l, char ***files,
+				size_t *nr)
+{
+	const char *p = l->p + 4, *end = l->p + l->n, *tab, *slash;
+
+	tab = memchr(p, '\t', (size_t)(end - p));
+	if (tab)
+		end = tab;
+	if (end - p == 9 && !memcmp(p, "/dev/null", 9))
+		return;
+	slash = memchr(p, '/', (size_t)(end - p));
+	if (slash)
+		p = slash + 1;
+	add_file(files, nr, p, (size_t)(end - p));
+}
+
+static const char *const git_ext_headers[] = {
+	"old mode ", "new mode ", "deleted file mode ", "new file mode ",
+	"copy from ", "copy to ", "rename from ", "rename to ",
+	"similarity index ", "dissimilarity index ", "index ",
+};
+
+static int is_ext_header(const struct line *l)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(git_ext_headers) / sizeof(*git_ext_headers);
+	     i++)
+		if (starts(l, git_ext_headers[i]))
+			return 1;
+	return 0;
+}
+
+/* A unified diff starts here: "diff --git", or "--- " + "+++ " + "@@". */
+static int diff_starts(const char *buf, size_t len, const struct line *l)
+{
+	struct line l2, l3;
+
+	if (starts(l, "diff --git "))
+		return 1;
+	if (!starts(l, "--- ") || !get_line(buf, len, l->next, &l2) ||
+	    !starts(&l2, "+++ ") || !get_line(buf, len, l2.next, &l3))
+		return 0;
+	return starts(&l3, "@@ -");
+}
+
+struct diff_info {
+	size_t start, end;	/* byte offsets in the body */
+	char **files;
+	size_t nr_files;
+	int truncated;		/* a hunk ended before its counts said */
+};
+
+/*
+ * Consumes a diff starting at off: file headers, hunks (by their counts),
+ * "\ No newline" markers, binary patches.  Stops at the first line that
+ * cannot belong to the diff.
+ */
+static void diff_scan(const char *buf, size_t len, size_t off,
+		      struct diff_info *d)
+{
+	struct line l, l2;
+	size_t pos = off;
+
+	d->start = off;
+	d->end = off;
+	while (get_line(buf, len, pos, &l)) {
+		if (starts(&l, "diff --git ")) {
+			file_from_git_line(&l, &d->files, &d->nr_files);
+			pos = l.next;
+			while (get_line(buf, len, pos, &l) && is_ext_header(&l))
+				pos = l.next;
+			d->end = pos;
+			continue;
+		}
+		if (starts(&l, "--- ") && get_line(buf, len, l.next, &l2) &&
+		    starts(&l2, "+++ ")) {
+			file_from_plus_line(&l2, &d->files, &d->nr_files);
+			pos = d->end = l2.next;
+			continue;
+		}
+		if (starts(&l, "@@ -")) {
+			long old, new;
+
+			if (parse_hunk_header(&l, &old, &new))
+				break;
+			pos = l.next;
+			while ((old > 0 || new > 0) &&
+			       get_line(buf, len, pos, &l)) {
+				char c = l.n ? l.p[0] : ' ';
+
+				if (c == ' ') {
+					old--;
+					new--;
+				} else if (c == '-') {
+					old--;
+				} else if (c == '+') {
+					new--;
+				} else if (c != '\\') {
+					break;
+				}
+				pos = l.next;
+			}
+			if (old > 0 || new > 0)
+				d->truncated = 1;
+			d->end = pos;
+			if (d->truncated)
+				break;
+			continue;
+		}
+		if (starts(&l, "\\ ") || starts(&l, "Binary files ")) {
+			pos = d->end = l.next;
+			continue;
+		}
+		if (starts(&l, "GIT binary patch")) {
+			int blocks = 0;
+
+			pos = l.next;
+			/* literal/delta blocks, each ended by an empty line */
+			while (blocks < 2 && get_line(buf, len, pos, &l) &&
+			       (starts(&l, "literal ") ||
+				starts(&l, "delta "))) {
+				pos = l.next;
+				while (get_line(buf, len, pos, &l) && l.n)
+					pos = l.next;
+				if (get_line(buf, len, pos, &l))
+					pos = l.next;
+				blocks++;
+			}
+			d->end = pos;
+			continue;
+		}
+		break;
+	}
+}
+
+/* The parts of one patch mail body. */
+struct body_parts {
+	size_t msg_start, msg_end;	/* commit message */
+	int has_diff;
+	struct diff_info diff;
+	char *from;			/* in-body From: value */
+	char *date;			/* in-body Date: value */
+	char *subject;			/* in-body Subject: value */
+};
+
+static void body_parts_release(struct body_parts *b)
+{
+	size_t i;
+
+	for (i = 0; i < b->diff.nr_files; i++)
+		free(b->diff.files[i]);
+	free(b->diff.files);
+	free(b->from);
+	free(b->date);
+	free(b->subject);
+}
+
+static void body_split(const char *buf, size_t len, struct body_parts *b)
+{
+	struct line l;
+	size_t pos = 0;
+
+	memset(b, 0, sizeof(*b));
+	/* leading blank lines, then an optional in-body header block */
+	while (get_line(buf, len, pos, &l) && !l.n)
+		pos = l.next;
+	while (get_line(buf, len, pos, &l)) {
+		char **slot = NULL;
+		size_t skip = 0;
+
+		if (starts(&l, "From: "))
+			slot = &b->from, skip = 6;
+		else if (starts(&l, "Date: "))
+			slot = &b->date, skip = 6;
+		else if (starts(&l, "Subject: "))
+			slot = &b->subject, skip = 9;
+		if (!slot || *slot)
+			break;
+		*slot = xstrndup(l.p + skip, l.n - skip);
+		pos = l.next;
+	}
+	if (b->from || b->date || b->subject) {
+		/* the block must end with an empty line to count */
+		if (get_line(buf, len, pos, &l) && !l.n) {
+			pos = l.next;
+		} else {
+			free(b->from);
+			free(b->date);
+			free(b->subject);
+			b->from = b->date = b->subject = NULL;
+			pos = 0;
+		}
+	}
+	while (get_line(buf, len, pos, &l) && !l.n)
+		pos = l.next;
+	b->msg_start = b->msg_end = pos;
+	while (get_line(buf, len, pos, &l) && !is_patchbreak(&l))
+		pos = l.next;
+	b->msg_end = pos;
+	/* the diff: from the break on (after the diffstat, if any) */
+	while (get_line(buf, len, pos, &l)) {
+		if (diff_starts(buf, len, &l)) {
+			diff_scan(buf, len, pos, &b->diff);
+			b->has_diff = b->diff.end > b->diff.start;
+			break;
+		}
+		pos = l.next;
+	}
+	/* trailing blank lines are not part of the message */
+	while (b->msg_end > b->msg_start &&
+	       (buf[b->msg_end - 1] == '\n' || buf[b->msg_end - 1] == ' ' ||
+		buf[b->msg_end - 1] == '\t'))
+		b->msg_end--;
+}
+
+/* Footers such as "base-commit: 1a2b..." anywhere at a line start. */
+static char *footer(const char *buf, size_t len, const char *key)
+{
+	struct line l;
+	size_t pos = 0, n = strlen(key);
+
+	while (get_line(buf, len, pos, &l)) {
+		if (l.n > n && !memcmp(l.p, key, n)) {
+			const char *v = l.p + n, *end = l.p + l.n;
+
+			while (v < end && (*v == ' ' || *v == '\t'))
+				v++;
+			while (end > v && isspace((unsigned char)end[-1]))
+				end--;
+			if (end > v)
+				return xstrndup(v, (size_t)(end - v));
+		}
+		pos = l.next;
+	}
+	return NULL;
+}
+
+/*
+ * Trailers in a reply: "Token-by: Name <addr>" lines that are not quoted
+ * ("> ..."), before the "-- " signature.
+ */
+static void reply_trailers(const struct mail *m,
+			   void (*add)(void *, const char *, size_t,
+				       const char *, size_t),
+			   void *data)
+{
+	struct line l;
+	size_t pos = 0;
+
+	while (get_line(m->body, m->body_len, pos, &l)) {
+		const char *colon, *v, *end;
+		size_t k;
+
+		pos = l.next;
+		if (l.n == 3 && !memcmp(l.p, "-- ", 3))
+			break;
+		colon = memchr(l.p, ':', l.n);
+		if (!colon || colon - l.p < 4 || memcmp(colon - 3, "-by", 3))
+			continue;
+		for (k = 0; l.p + k < colon; k++)
+			if (!isalnum((unsigned char)l.p[k]) && l.p[k] != '-')
+				break;
+		if (l.p + k != colon || !isalpha((unsigned char)l.p[0]))
+			continue;
+		v = colon + 1;
+		end = l.p + l.n;
+		while (v < end && (*v == ' ' || *v == '\t'))
+			v++;
+		while (end > v && isspace((unsigned char)end[-1]))
+			end--;
+		if (!memchr(v, '@', (size_t)(end - v)))
+			continue;
+		add(data, l.p, (size_t)(colon - l.p), v, (size_t)(end - v));
+	}
+}
+
+/* ---- grouping ---- */
+
+enum item_kind {
+	ITEM_OTHER,
+	ITEM_REPLY,
+	ITEM_PATCH,
+	ITEM_COVER,
+};
+
+struct item {
+	const struct mail *m;
+	struct series_subject subj;
+	enum item_kind kind;
+	struct body_parts body;
+	struct series_patch *patch;	/* built patch (kept or not) */
+	struct series *series;		/* its revision */
+	long target;			/* reply -> patch/cover item; -1 */
+	int resolved;
+	int dup;			/* a second copy of a Message-ID */
+};
+
+/* Message-ID -> item index, open addressing. */
+struct idmap {
+	long *slots;
+	size_t mask;
+};
+
+static size_t hash_str(const char *s)
+{
+	size_t h = 5381;
+
+	while (*s)
+		h = h * 33 + (unsigned char)*s++;
+	return h;
+}
+
+static void idmap_init(struct idmap *map, size_t n)
+{
+	size_t size = 16;
+
+	while (size < n * 2)
+		size *= 2;
+	map->slots = xcalloc(size, sizeof(long));
+	memset(map->slots, 0xff, size * sizeof(long));
+	map->mask = size - 1;
+}
+
+static long idmap_get(const struct idmap *map, const struct item *items,
+		      const char *id)
+{
+	size_t i;
+
+	if (!id || !*id)
+		return -1;
+	for (i = hash_str(id) & map->mask; map->slots[i] >= 0;
+	     i = (i + 1) & map->mask)
+		if (!strcmp(items[map->slots[i]].m->message_id, id))
+			return map->slots[i];
+	return -1;
+}
+
+static void idmap_put(struct idmap *map, const struct item *items,
+		      const char *id, long idx)
+{
+	size_t i;
+
+	for (i = hash_str(id) & map->mask; map->slots[i] >= 0;
+	     i = (i + 1) & map->mask)
+		if (!strcmp(items[map->slots[i]].m->message_id, id))
+			return;
+	map->slots[i] = idx;
+}
+
+static void patch_free(struct series_patch *p)
+{
+	size_t i;
+
+	if (!p)
+		return;
+	free(p->subject);
+	free(p->title);
+	free(p->author_name);
+	free(p->author_email);
+	free(p->message_id);
+	free(p->in_reply_to);
+	free(p->message);
+	for (i = 0; i < p->nr_trailers; i++) {
+		free(p->trailers[i].name);
+		free(p->trailers[i].value);
+		free(p->trailers[i].message_id);
+	}
+	free(p->trailers);
+	free(p->diff);
+	for (i = 0; i < p->nr_files; i++)
+		free(p->files[i]);
+	free(p->files);
+	free(p);
+}
+
+void series_free(struct series *s)
+{
+	while (s) {
+		struct series *older = s->older;
+		size_t i;
+
+		patch_free(s->cover);
+		for (i = 0; i < s->nr_patches; i++)
+			patch_free(s->patches[i]);
+		free(s->patches);
+		free(s->missing);
+		free(s->tree);
+		free(s->base_commit);
+		free(s->change_id);
+		for (i = 0; i < s->nr_prereq_patch_ids; i++)
+			free(s->prereq_patch_ids[i]);
+		free(s->prereq_patch_ids);
+		for (i = 0; i < s->nr_problems; i++)
+			free(s->problems[i]);
+		free(s->problems);
+		free(s);
+		s = older;
+	}
+}
+
+static struct series_patch *patch_new(struct item *it)
+{
+	const struct mail *m = it->m;
+	struct body_parts *b = &it->body;
+	struct series_patch *p = xcalloc(1, sizeof(*p));
+	size_t i;
+
+	p->index = it->subj.index;
+	p->total = it->subj.total;
+	p->version = it->subj.version;
+	p->rfc = it->subj.rfc;
+	p->resend = it->subj.resend;
+	p->subject = xstrdup(m->subject);
+	p->title = xstrdup(it->subj.title);
+	p->author_name = xstrdup(m->from_name);
+	p->author_email = xstrdup(m->from_email);
+	p->has_date = m->has_date;
+	p->date = m->date;
+	p->tz_offset_min = m->tz_offset_min;
+	p->message_id = xstrdup(m->message_id);
+	p->in_reply_to = m->in_reply_to ? xstrdup(m->in_reply_to) : NULL;
+	if (b->from) {
+		char *name, *email;
+
+		if (!mail_parse_address(b->from, &name, &email)) {
+			free(p->author_name);
+			free(p->author_email);
+			p->author_name = name;
+			p->author_email = email;
+		}
+	}
+	if (b->date) {
+		int64_t date;
+		int tz;
+
+		if (!mail_parse_date(b->date, &date, &tz)) {
+			p->has_date = 1;
+			p->date = date;
+			p->tz_offset_min = tz;
+		}
+	}
+	if (b->subject) {
+		struct series_subject s;
+
+		series_subject_parse(b->subject, &s);
+		free(p->title);
+		p->title = s.title;
+		s.title = NULL;
+		series_subject_release(&s);
+	}
+	p->message = xstrndup(m->body + b->msg_start,
+			      b->msg_end - b->msg_start);
+	if (it->kind == ITEM_PATCH && b->has_diff) {
+		p->diff_len = b->diff.end - b->diff.start;
+		p->diff = xstrndup(m->body + b->diff.start, p->diff_len);
+		/* strndup stops at a NUL: copy the exact bytes */
+		memcpy(p->diff, m->body + b->diff.start, p->diff_len);
+		p->files = b->diff.files;
+		p->nr_files = b->diff.nr_files;
+		b->diff.files = NULL;
+		b->diff.nr_files = 0;
+	}
+	(void)i;
+	return p;
+}
+
+struct trailer_ctx {
+	struct series_patch *p;
+	const char *msgid;
+};
+
+static void trailer_add(void *data, const char *name, size_t nn,
+			const char *value, size_t vn)
+{
+	struct trailer_ctx *c = data;
+	struct series_patch *p = c->p;
+	size_t i;
+
+	for (i = 0; i < p->nr_trailers; i++)
+		if (strlen(p->trailers[i].name) == nn &&
+		    !strncasecmp(p->trailers[i].name, name, nn) &&
+		    strlen(p->trailers[i].value) == vn &&
+		    !memcmp(p->trailers[i].value, value, vn))
+			return;
+	p->trailers = xrealloc(p->trailers,
+			       (p->nr_trailers + 1) * sizeof(*p->trailers));
+	p->trailers[p->nr_trailers].name = xstrndup(name, nn);
+	p->trailers[p->nr_trailers].value = xstrndup(value, vn);
+	p->trailers[p->nr_trailers].message_id = xstrdup(c->msgid);
+	p->nr_trailers++;
+}
+
+/* The item a message answers: In-Reply-To, else its newest Reference. */
+static long parent_of(const struct idmap *map, const struct item *items,
+		      const struct item *it)
+{
+	const struct mail *m = it->m;
+	long p = idmap_get(map, items, m->in_reply_to);
+	size_t i;
+
+	if (p >= 0)
+		return p;
+	for (i = m->nr_references; i > 0; i--) {
+		p = idmap_get(map, items, m->references[i - 1]);
+		if (p >= 0)
+			return p;
+	}
+	return -1;
+}
+
+/*
+ * The patch or cover item that reply i answers, directly or through other
+ * replies.  Iterative with memoisation: each item is resolved once.
+ */
+static long resolve_target(const struct idmap *map, struct item *items,
+			   size_t nr, long i, long *path)
+{
+	size_t depth = 0, k;
+	long cur = i, result = -1;
+
+	while (cur >= 0 && depth < nr) {
+		struct item *it = &items[cur];
+
+		if (it->kind == ITEM_PATCH || it->kind == ITEM_COVER) {
+			result = cur;
+			break;
+		}
+		if (it->resolved) {
+			result = it->target;
+			break;
+		}
+		it->resolved = 1;	/* also breaks cycles */
+		it->target = -1;
+		path[depth++] = cur;
+		cur = parent_of(map, items, it);
+	}
+	for (k = 0; k < depth; k++)
+		items[path[k]].target = result;
+	return result;
+}
+
+static struct series *series_new_rev(int version)
+{
+	struct series *s = xcalloc(1, sizeof(*s));
+
+	s->version = version;
+	return s;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+/* Builds revision v from the items; NULL if it has nothing. */
+static struct series *build_revision(struct item *items, size_t nr, int v)
+{
+	struct series *s = series_new_rev(v);
+	struct series_patch **by_index = NULL;
+	struct item **src = NULL;
+	int total = 0, i;
+	size_t k;
+
+	for (k = 0; k < nr; k++) {
+		struct item *it = &items[k];
+
+		if ((it->kind != ITEM_PATCH && it->kind != ITEM_COVER) ||
+		    it->subj.version != v)
+			continue;
+		if (it->subj.total > total)
+			total = it->subj.total;
+	}
+	if (!total) {
+		free(s);
+		return NULL;
+	}
+	s->total = total;
+	by_index = xcalloc((size_t)total + 1, sizeof(*by_index));
+	src = xcalloc((size_t)total + 1, sizeof(*src));
+	for (k = 0; k < nr; k++) {
+		struct item *it = &items[k];
+		struct series_patch *p;
+		int idx = it->subj.index;
+
+		if ((it->kind != ITEM_PATCH && it->kind != ITEM_COVER) ||
+		    it->subj.version != v)
+			continue;
+		if (idx > total) {
+			problem(s, "v%d: <%s> claims %d/%d beyond the %d "
+				"patches of the series; ignored", v,
+				it->m->message_id, idx, it->subj.total, total);
+			continue;
+		}
+		if (it->subj.total != total)
+			problem(s, "v%d: <%s> says %d/%d but the series has %d "
+				"patches", v, it->m->message_id, idx,
+				it->subj.total, total);
+		p = patch_new(it);
+		if (it->body.has_diff && it->body.diff.truncated)
+			problem(s, "v%d: patch %d/%d <%s> has a truncated "
+				"hunk", v, idx, total, it->m->message_id);
+		it->series = s;
+		if (by_index[idx]) {
+			/* a RESEND or a duplicate: the later one wins */
+			problem(s, "v%d: patch %d/%d sent twice (<%s> and "
+				"<%s>); kept the later", v, idx, total,
+				src[idx]->m->message_id, it->m->message_id);
+			patch_free(by_index[idx]);
+			src[idx]->patch = NULL;
+		}
+		by_index[idx] = p;
+		src[idx] = it;
+		it->patch = p;
+	}
+	s->cover = by_index[0];
+	for (i = 1; i <= total; i++) {
+		if (by_index[i]) {
+			s->patches = xrealloc(s->patches, (s->nr_patches + 1) *
+					      sizeof(*s->patches));
+			s->patches[s->nr_patches++] = by_index[i];
+		} else {
+			s->missing = xrealloc(s->missing, (s->nr_missing + 1) *
+					      sizeof(*s->missing));
+			s->missing[s->nr_missing++] = i;
+		}
+	}
+	if (s->nr_missing)
+		qsort(s->missing, s->nr_missing, sizeof(int), cmp_int);
+	if (!s->nr_patches)
+		s->status = s->cover ? SERIES_INCOMPLETE : SERIES_EMPTY;
+	else
+		s->status = s->nr_missing ? SERIES_INCOMPLETE :
+			    SERIES_COMPLETE;
+	if (s->nr_missing) {
+		struct strbuf sb = STRBUF_INIT;
+		size_t m;
+
+		for (m = 0; m < s->nr_missing; m++)
+			strbuf_addf(&sb, "%s%d/%d", m ? ", " : "",
+				    s->missing[m], total);
+		problem(s, "v%d: incomplete: missing %s", v, sb.buf);
+		strbuf_release(&sb);
+	}
+	/* prefix flags and footers from the cover letter, else the patches */
+	for (i = 0; i <= total; i++) {
+		struct item *it = src[i];
+		char *f;
+
+		if (!it)
+			continue;
+		s->rfc |= it->subj.rfc;
+		s->resend |= it->subj.resend;
+		if (!s->tree && it->subj.tree)
+			s->tree = xstrdup(it->subj.tree);
+		if (!s->base_commit)
+			s->base_commit = footer(it->m->body, it->m->body_len,
+						"base-commit:");
+		if (!s->change_id)
+			s->change_id = footer(it->m->body, it->m->body_len,
+					      "change-id:");
+		{
+			struct line l;
+			size_t pos = 0;
+
+			while (get_line(it->m->body, it->m->body_len, pos,
+					&l)) {
+				static const char key[] =
+					"prerequisite-patch-id:";
+				size_t kn = sizeof(key) - 1;
+
+				pos = l.next;
+				if (l.n <= kn || memcmp(l.p, key, kn))
+					continue;
+				f = footer(l.p, l.n, key);
+				if (f)
+					push_str(&s->prereq_patch_ids,
+						 &s->nr_prereq_patch_ids, f);
+			}
+		}
+	}
+	free(by_index);
+	free(src);
+	return s;
+}
+
+int series_build(const struct mail_box *box, struct series **out)
+{
+	struct item *items = NULL;
+	struct series *newest = NULL, *s;
+	struct idmap map = { NULL, 0 };
+	long *path = NULL;
+	int *versions = NULL;
+	size_t nr, k, nr_versions = 0, nr_patches = 0;
+	int ret = -1;
+
+	*out = NULL;
+	if (!box)
+		return -1;
+	nr = box->nr;
+	items = xcalloc(nr, sizeof(*items));
+	path = xcalloc(nr, sizeof(*path));
+	idmap_init(&map, nr);
+
+	for (k = 0; k < nr; k++) {
+		struct item *it = &items[k];
+		const struct mail *m = box->mails[k];
+
+		it->m = m;
+		it->target = -1;
+		series_subject_parse(m->subject, &it->subj);
+		if (idmap_get(&map, items, m->message_id) >= 0) {
+			it->dup = 1;
+			it->kind = ITEM_OTHER;
+			continue;
+		}
+		if (*m->message_id)
+			idmap_put(&map, items, m->message_id, (long)k);
+		if (it->subj.is_reply) {
+			it->kind = ITEM_REPLY;
+			continue;
+		}
+		body_split(m->body, m->body_len, &it->body);
+		if (it->subj.has_prefix && it->subj.index == 0)
+			it->kind = ITEM_COVER;
+		else if (it->body.has_diff)
+			it->kind = ITEM_PATCH;
+		else
+			it->kind = ITEM_OTHER;
+		if (it->subj.index < 0 || it->subj.total < 1 ||
+		    it->subj.index > it->subj.total)
+			it->kind = ITEM_OTHER;
+		if (it->kind == ITEM_PATCH || it->kind == ITEM_COVER) {
+			size_t v;
+
+			for (v = 0; v < nr_versions; v++)
+				if (versions[v] == it->subj.version)
+					break;
+			if (v == nr_versions) {
+				versions = xrealloc(versions, (nr_versions + 1)
+						    * sizeof(*versions));
+				versions[nr_versions++] = it->subj.version;
+			}
+		}
+	}
+	if (nr_versions)
+		qsort(versions, nr_versions, sizeof(int), cmp_int);
+
+	/* revisions, oldest first, each linked to the one before */
+	for (k = 0; k < nr_versions; k++) {
+		s = build_revision(items, nr, versions[k]);
+		if (!s)
+			continue;
+		s->older = newest;
+		newest = s;
+	}
+	if (!newest) {
+		newest = series_new_rev(1);
+		newest->status = SERIES_EMPTY;
+	}
+
+	/* trailers from replies */
+	for (k = 0; k < nr; k++) {
+		struct item *it = &items[k], *t;
+		struct trailer_ctx ctx;
+		long target;
+
+		if (it->kind != ITEM_REPLY && it->kind != ITEM_OTHER)
+			continue;
+		if (it->dup)
+			continue;
+		target = resolve_target(&map, items, nr, (long)k, path);
+		if (target < 0)
+			continue;
+		t = &items[target];
+		ctx.msgid = it->m->message_id;
+		if (t->kind == ITEM_PATCH) {
+			/* a replaced duplicate: its kept twin gets them */
+			ctx.p = t->patch;
+			if (!ctx.p && t->series) {
+				size_t j;
+
+				for (j = 0; j < t->series->nr_patches; j++)
+					if (t->series->patches[j]->index ==
+					    t->subj.index)
+						ctx.p = t->series->patches[j];
+			}
+			if (ctx.p)
+				reply_trailers(it->m, trailer_add, &ctx);
+		} else if (t->kind == ITEM_COVER && t->series) {
+			size_t j;
+
+			for (j = 0; j < t->series->nr_patches; j++) {
+				ctx.p = t->series->patches[j];
+				reply_trailers(it->m, trailer_add, &ctx);
+			}
+		}
+	}
+
+	/* box-wide problems go on the newest revision */
+	for (k = 0; k < nr; k++) {
+		struct item *it = &items[k];
+
+		if (it->kind == ITEM_PATCH)
+			nr_patches++;
+		if (it->dup)
+			problem(newest, "message <%s> appears twice; the "
+				"second copy is ignored", it->m->message_id);
+		else if (it->kind == ITEM_OTHER && it->subj.has_prefix &&
+			 it->subj.index > 0)
+			problem(newest, "<%s> \"%s\" has no diff; not taken as "
+				"a patch", it->m->message_id, it->m->subject);
+	}
+	for (k = 0; k < box->nr_skipped; k++)
+		problem(newest, "message %zu%s%s%s skipped: %s",
+			box->skipped[k].index + 1,
+			box->skipped[k].message_id ? " <" : "",
+			box->skipped[k].message_id ?
+			box->skipped[k].message_id : "",
+			box->skipped[k].message_id ? ">" : "",
+			box->skipped[k].reason);
+	if (!nr_patches && newest->status == SERIES_EMPTY)
+		problem(newest, "no patch among the %zu messages (a "
+			"discussion thread?)", nr);
+	*out = newest;
+	ret = 0;
+
+	for (k = 0; k < nr; k++) {
+		series_subject_release(&items[k].subj);
+		body_parts_release(&items[k].body);
+	}
+	free(items);
+	free(path);
+	free(map.slots);
+	free(versions);
+	return ret;
+}
+
+void series_patch_commit_message(const struct series_patch *p,
+				 int with_trailers, struct strbuf *sb)
+{
+	size_t i;
+
+	strbuf_addstr(sb, p->title);
+	strbuf_addch(sb, '\n');
+	if (*p->message) {
+		strbuf_addch(sb, '\n');
+		strbuf_addstr(sb, p->message);
+		strbuf_addch(sb, '\n');
+	}
+	if (!with_trailers)
+		return;
+	for (i = 0; i < p->nr_trailers; i++) {
+		struct strbuf t = STRBUF_INIT;
+
+		strbuf_addf(&t, "%s: %s", p->trailers[i].name,
+			    p->trailers[i].value);
+		if (!strstr(p->message, t.buf)) {
+			if (!*p->message && i == 0)
+				strbuf_addch(sb, '\n');
+			strbuf_addf(sb, "%s\n", t.buf);
+		}
+		strbuf_release(&t);
+	}
+}

@@ -1,0 +1,136 @@
+/*
+ * series.h - patch series out of mail messages, the way b4 sees them.
+ *
+ * Pure logic, no I/O: the input is a mail_box (mail.h), the output a
+ * struct series for the newest revision found, with the older revisions
+ * linked through ->older.  A message is a patch only when it is not a reply
+ * ("Re:") and its body holds a unified diff; its subject gives the place in
+ * the series: [PATCH v2 3/5], [RFC PATCH], [PATCH RESEND], [PATCHv3],
+ * [PATCH mm-unstable v2 1/3], [RFC][PATCH 1/2].  [PATCH 0/N] is the cover
+ * letter.  Replies contribute trailers (Reviewed-by: ...) to the patch they
+ * answer, or to every patch of the revision when they answer the cover
+ * letter.  Whatever does not fit (a missing 2/5, a duplicate 3/5, a
+ * [PATCH] subject without a diff) is reported in ->problems, never fatal.
+ *
+ * The apply stage consumes: for each patch of series->patches in order,
+ * author_name/author_email/date/tz_offset_min, series_patch_commit_message()
+ * and diff/diff_len.
+ */
+#ifndef KREGRESS_SERIES_H
+#define KREGRESS_SERIES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct mail_box;
+struct strbuf;
+
+struct series_trailer {
+	char *name;		/* "Reviewed-by" */
+	char *value;		/* "Jane Doe <jane@example.org>" */
+	char *message_id;	/* the reply it came from */
+};
+
+/* What a subject's [...] prefix says. */
+struct series_subject {
+	int is_reply;		/* "Re:" / "Aw:" / "Fwd:" in front */
+	int has_prefix;		/* a [PATCH ...] or [RFC ...] was found */
+	int version;		/* vN, PATCHvN; 1 when absent */
+	int index;		/* M of M/N; 1 when absent (0 = cover) */
+	int total;		/* N of M/N; 1 when absent */
+	int rfc;
+	int resend;
+	char *tree;		/* "mm-unstable" or NULL: other prefix words */
+	char *title;		/* subject without "Re:" and [..] prefixes */
+};
+
+struct series_patch {
+	int index;		/* M: 1..total (0 for the cover letter) */
+	int total;		/* N */
+	int version;		/* v, 1 when the subject has none */
+	int rfc, resend;
+	char *subject;		/* the full decoded subject */
+	char *title;		/* subject without the [PATCH ...] prefix */
+	char *author_name;	/* From: header, or the in-body From: line */
+	char *author_email;
+	int has_date;
+	int64_t date;		/* Unix time, seconds (in-body Date: wins) */
+	int tz_offset_min;	/* minutes east of UTC */
+	char *message_id;	/* without <> */
+	char *in_reply_to;	/* without <>; NULL if none */
+	/*
+	 * The commit message body: the mail body after any in-body
+	 * From:/Date:/Subject: block, up to (excluding) the "---" line, or
+	 * the start of the diff; trailing blank lines removed.  Holds the
+	 * patch's own Signed-off-by lines.  "" for none.
+	 */
+	char *message;
+	/* Trailers from replies, in the order the replies came. */
+	struct series_trailer *trailers;
+	size_t nr_trailers;
+	/*
+	 * The diff, byte for byte as mailed (after transfer decoding and
+	 * CRLF -> LF): from the first "diff --git" (or "--- "/"+++ " pair)
+	 * to the end of its last hunk; the diffstat before it and the
+	 * "-- " signature and footers after it are not included.  NULL and
+	 * 0 for the cover letter.
+	 */
+	char *diff;
+	size_t diff_len;
+	char **files;		/* paths touched, in diff order, unique */
+	size_t nr_files;
+};
+
+enum series_status {
+	SERIES_COMPLETE,	/* every patch 1..N present */
+	SERIES_INCOMPLETE,	/* some index missing: see missing[] */
+	SERIES_EMPTY,		/* no patch at all (a discussion thread) */
+};
+
+struct series {
+	int version;
+	int total;		/* N from the subjects (the largest seen) */
+	int rfc, resend;
+	char *tree;		/* tree prefix of the subject, or NULL */
+	struct series_patch *cover;	/* NULL when there is none */
+	struct series_patch **patches;	/* by index, present ones only */
+	size_t nr_patches;
+	enum series_status status;
+	int *missing;		/* indexes absent from 1..total */
+	size_t nr_missing;
+	char *base_commit;	/* footer "base-commit:", or NULL */
+	char *change_id;	/* footer "change-id:", or NULL */
+	char **prereq_patch_ids;	/* footers "prerequisite-patch-id:" */
+	size_t nr_prereq_patch_ids;
+	char **problems;	/* human-readable, one per issue */
+	size_t nr_problems;
+	struct series *older;	/* previous revision, or NULL */
+};
+
+/*
+ * Groups the mails of box into revisions and returns the newest in *out
+ * (caller frees with series_free()); the earlier ones hang off ->older,
+ * newest first.  Messages box skipped appear as problems.  Returns 0, or
+ * -1 only on impossible input (NULL box); a box without any patch gives a
+ * series with status SERIES_EMPTY and a problem saying so.
+ */
+int series_build(const struct mail_box *box, struct series **out);
+
+/* Frees the series and its older revisions; accepts NULL. */
+void series_free(struct series *s);
+
+/* Parses a subject; fills *out (caller releases with _release). */
+void series_subject_parse(const char *subject, struct series_subject *out);
+void series_subject_release(struct series_subject *s);
+
+/*
+ * Appends to sb the commit message git-am would make: title, blank line,
+ * message, then (when with_trailers) the reply trailers not already in
+ * the message, each on its own line.
+ */
+void series_patch_commit_message(const struct series_patch *p,
+				 int with_trailers, struct strbuf *sb);
+
+const char *series_status_str(enum series_status st);
+
+#endif

@@ -1,0 +1,57 @@
+/*
+ * tree.h - kernel trees: import from Debian's linux-source tarball,
+ * refresh from a remote, and long-lived build worktrees.
+ *
+ * tree.c is the second libgit2 wrapper of the apply module (apply.c
+ * applies series; this file owns repositories and checkouts on disk).
+ */
+#ifndef KREGRESS_TREE_H
+#define KREGRESS_TREE_H
+
+#include <stddef.h>
+
+/*
+ * Makes dir a git repository with one commit holding the contents of
+ * tarball (a linux-source-X.tar.xz: one top-level directory, stripped).
+ * Debian's top-level .gitignore rule that ignores everything is dropped
+ * from the committed .gitignore; every file of the tarball is committed.
+ * The import is atomic (extracted next to dir, then renamed) and
+ * idempotent: when dir already holds an import of the same tarball name,
+ * nothing is done and *already is set to 1.  -1 (logged) on errors,
+ * including a dir that exists but is not such an import.  Blocks for tens
+ * of seconds on a kernel.
+ */
+int tree_import(const char *tarball, const char *dir, int *already);
+
+/*
+ * Fetches remote (a configured remote name or a URL) into repo_path and
+ * points refs/remotes/kregress/<branch> at the fetched branch.  -1 logged.
+ */
+int tree_fetch(const char *repo_path, const char *remote,
+	       const char *branch);
+
+struct tree_worktree;
+
+/*
+ * Opens the build worktree at wt_path of the repository at repo_path,
+ * creating it (a linked git worktree, checked out at rev) if it does not
+ * exist.  -1 logged.
+ */
+int tree_worktree_open(const char *repo_path, const char *wt_path,
+		       const char *rev, struct tree_worktree **out);
+void tree_worktree_free(struct tree_worktree *wt);
+
+/*
+ * Switches the worktree to rev (detached HEAD), rewriting only the files
+ * that differ between the current HEAD commit and rev: every other file
+ * keeps its mtime, so a kernel build in the worktree stays incremental.
+ * Untracked files (build output) are left alone.  *n_changed (may be NULL)
+ * gets the number of paths written or removed.  -1 logged.
+ */
+int tree_worktree_switch(struct tree_worktree *wt, const char *rev,
+			 size_t *n_changed);
+
+/* Hex id of the commit checked out in the worktree (HEAD). */
+int tree_worktree_head(struct tree_worktree *wt, char out[41]);
+
+#endif
