@@ -771,7 +771,6 @@ static struct series_patch *patch_new(struct item *it)
 	const struct mail *m = it->m;
 	struct body_parts *b = &it->body;
 	struct series_patch *p = xcalloc(1, sizeof(*p));
-	size_t i;
 
 	p->index = it->subj.index;
 	p->total = it->subj.total;
@@ -820,15 +819,17 @@ static struct series_patch *patch_new(struct item *it)
 			      b->msg_end - b->msg_start);
 	if (it->kind == ITEM_PATCH && b->has_diff) {
 		p->diff_len = b->diff.end - b->diff.start;
-		p->diff = xstrndup(m->body + b->diff.start, p->diff_len);
-		/* strndup stops at a NUL: copy the exact bytes */
+		/* not strndup: a NUL in the diff must not cut it short */
+		p->diff = malloc(p->diff_len + 1);
+		if (!p->diff)
+			die("series", "out of memory");
 		memcpy(p->diff, m->body + b->diff.start, p->diff_len);
+		p->diff[p->diff_len] = '\0';
 		p->files = b->diff.files;
 		p->nr_files = b->diff.nr_files;
 		b->diff.files = NULL;
 		b->diff.nr_files = 0;
 	}
-	(void)i;
 	return p;
 }
 
