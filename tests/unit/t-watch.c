@@ -138,6 +138,7 @@ static void test_entry_filter(void)
 	   "no [PATCH] prefix: %s", why);
 	ok(watch_entry_wanted(&none, "[RFC] anything", &why),
 	   "no filter: any [RFC] is wanted");
+	watch_filter_release(&f);
 	is_int(watch_filter_init(&f, bad, 1, NULL, 0, &err), -1,
 	       "a bad regex is refused");
 	ok(strstr(err.buf, "subject filter 'mm('") != NULL, "%s", err.buf);
