@@ -119,7 +119,8 @@ static void test_entry_filter(void)
 	char *bad[] = { "mm(" };
 	struct strbuf err = STRBUF_INIT;
 	struct watch_filter f, none;
-	const char *why;
+	const char *why = "";
+	int w;
 
 	is_int(watch_filter_init(&f, subject_res, 1, NULL, 0, &err), 0,
 	       "subject filter compiles");
@@ -129,13 +130,13 @@ static void test_entry_filter(void)
 	   "an mm patch is wanted");
 	ok(watch_entry_wanted(&f, "[PATCH 0/2] mm/mremap: x", &why),
 	   "an mm/mremap cover letter is wanted");
-	ok(!watch_entry_wanted(&f, "[PATCH net-next] net: tweak", &why) &&
-	   !strcmp(why, "subject filter does not match"),
+	w = watch_entry_wanted(&f, "[PATCH net-next] net: tweak", &why);
+	ok(!w && !strcmp(why, "subject filter does not match"),
 	   "a net patch is not: %s", why);
-	ok(!watch_entry_wanted(&f, "Re: [PATCH v2 1/3] mm: clear", &why) &&
-	   !strcmp(why, "a reply"), "a reply is not: %s", why);
-	ok(!watch_entry_wanted(&none, "mm: no prefix", &why),
-	   "no [PATCH] prefix: %s", why);
+	w = watch_entry_wanted(&f, "Re: [PATCH v2 1/3] mm: clear", &why);
+	ok(!w && !strcmp(why, "a reply"), "a reply is not: %s", why);
+	w = watch_entry_wanted(&none, "mm: no prefix", &why);
+	ok(!w, "no [PATCH] prefix: %s", why);
 	ok(watch_entry_wanted(&none, "[RFC] anything", &why),
 	   "no filter: any [RFC] is wanted");
 	watch_filter_release(&f);
