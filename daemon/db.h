@@ -33,4 +33,49 @@ void db_rollback(struct db *db);
 /* The connection, for db*.c and jobq.c only. */
 struct sqlite3 *db_sqlite(struct db *db);
 
+/*
+ * A prepared statement for sql, cached on the connection: sql must be a
+ * string constant (the cache keys on its address and keeps one statement
+ * per string for the life of the connection), the statement comes reset
+ * with its bindings cleared, the connection keeps ownership (never
+ * finalize it; sqlite3_reset() it when done so that it releases its read
+ * snapshot).  Asking for the same sql again while still using it resets
+ * it under the first user: use each string in one place.
+ * NULL (logged) if sql does not compile.  For db*.c and jobq.c only.
+ */
+struct sqlite3_stmt *db_stmt(struct db *db, const char *sql);
+
+/* True while a transaction is open on this connection. */
+int db_in_transaction(struct db *db);
+
+/* Runs SQL that returns no rows (several statements allowed); 0 or -1. */
+int db_exec(struct db *db, const char *sql);
+
+/* Reads PRAGMA user_version: the last migration applied. */
+int db_user_version(struct db *db, int *version);
+
+/*
+ * The migrations compiled into the binary (schema/embed.sh generates the
+ * table from schema/NNNN_*.sql at build time), versions 1..count in order.
+ */
+struct db_migration {
+	int version;		/* NNNN of the file name */
+	const char *name;	/* "0001_init.sql", for messages */
+	const char *sql;
+};
+extern const struct db_migration db_migrations[];
+extern const int db_migrations_count;
+
+/* The schema version this binary migrates to (db_migrations_count). */
+int db_schema_version(void);
+
+/*
+ * db_open() with an explicit migration list instead of the embedded one;
+ * for tests of upgrades and failed migrations.  A migration that fails is
+ * rolled back and db_open_migrations() returns -1 with the file left at
+ * the last version that applied completely.
+ */
+int db_open_migrations(const char *path, const struct db_migration *list,
+		       int count, struct db **out);
+
 #endif

@@ -34,7 +34,8 @@ int jobq_enqueue(struct db *db, const char *kind, long long series_id,
 		 const char *arg, long long *id);
 
 /*
- * Claims the oldest ready job (queued and not_before <= now) for owner.
+ * Claims the ready job (queued and not_before <= now) that has been ready
+ * longest (smallest not_before, then smallest id) for owner.
  * Returns 1 with *job filled, 0 when nothing is ready, -1 on error.
  */
 int jobq_claim(struct db *db, const char *owner, int lease_s,
@@ -57,9 +58,38 @@ int jobq_fail(struct db *db, long long id, const char *owner,
 
 /*
  * Re-queues every running job whose lease is not held by owner (start-up
- * recovery) or has expired.  *released (optional) receives the count.
+ * recovery) or has expired; owner NULL releases only expired leases (the
+ * periodic sweep).  A released job keeps its attempt count, so a job that
+ * keeps killing its daemon stops after max_attempts: when its attempts are
+ * used up it ends in "failed" with the reason "lease lost ..." instead.
+ * *released (optional) receives the number of jobs re-queued or failed.
  */
 int jobq_release_stale(struct db *db, const char *owner, int *released);
+
+/*
+ * Gives a claimed job back without counting the attempt (the owner stops
+ * cleanly, e.g. on SIGTERM): queued again, ready now.
+ */
+int jobq_release(struct db *db, long long id, const char *owner);
+
+/*
+ * Every function above may run inside the caller's db_begin()/db_commit()
+ * and then becomes part of that transaction (the pipeline finishes a job,
+ * changes its series and enqueues the next stage atomically); outside one,
+ * each runs in its own short BEGIN IMMEDIATE transaction.
+ */
+
+/* Backoff of jobq_fail(): base and cap in seconds (default 30 and 3600). */
+void jobq_set_backoff(int base_s, int max_s);
+
+/* Delay before the next attempt after `attempts` attempts failed. */
+int jobq_backoff_s(int attempts);
+
+/*
+ * Test hook: the clock the queue reads (Unix seconds); NULL restores
+ * time().  Set it before any thread uses the queue.
+ */
+void jobq_set_clock(long long (*now)(void));
 
 struct jobq_counts {
 	long long queued, running, done, failed;

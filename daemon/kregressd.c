@@ -1,8 +1,420 @@
-/* kregressd.c - placeholder until the daemon lands (foundation issue). */
+/*
+ * kregressd.c - the daemon: configuration, start-up recovery, the event
+ * loop, and the worker threads that run the pipeline's jobs.
+ *
+ * One event loop on the main thread waits in poll() on a signalfd
+ * (SIGTERM/SIGINT stop, SIGHUP reloads) and a timerfd (heartbeats for the
+ * jobs the workers hold, and the sweep of expired leases).  Each worker
+ * thread has its own database connection and its own lease owner name
+ * ("host:pid:start/wN"); it claims a job, runs it through pipeline.c and
+ * claims the next, or sleeps up to a second when the queue is empty.
+ * Stage work that takes long (make, qemu) runs in child processes started
+ * by the stages, never on the loop.
+ *
+ * Stopping: the loop sets the stop flag; a worker inside a stage gets
+ * PIPELINE_INTERRUPTED and gives its job back (not counted as an attempt)
+ * in its own transaction, then exits.  A worker that does not stop within
+ * the grace period has its lease released by the main thread; the owner
+ * check of every queue call makes that safe against the worker's own late
+ * writes.  After kill -9 nothing is released, and the next start-up does
+ * it instead (pipeline_recover()).
+ *
+ * Test hook: KREGRESS_TEST_LEASE_S sets the lease (default 60 s; the
+ * heartbeat runs every third of it), so that a test can watch heartbeats
+ * keep a job that runs longer than its lease.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
 
-int main(void)
+#include "config.h"
+#include "db.h"
+#include "jobq.h"
+#include "log.h"
+#include "pipeline.h"
+#include "strbuf.h"
+
+#define LEASE_DEFAULT_S		60
+#define SHUTDOWN_GRACE_S	10
+#define IDLE_WAIT_MS		1000
+#define EXIT_CONFIG		2
+
+struct worker {
+	pthread_t thread;
+	int index;
+	int started;
+	char owner[128];
+	pthread_mutex_t lock;	/* protects job_id */
+	long long job_id;	/* the job being run, 0 = none */
+};
+
+static int lease_s = LEASE_DEFAULT_S;	/* heartbeats every lease_s / 3 */
+static volatile sig_atomic_t stopping;
+static int workers_stuck;	/* still running after the grace period */
+static pthread_mutex_t idle_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t idle_cond = PTHREAD_COND_INITIALIZER;
+
+/*
+ * The running configuration.  A reload swaps the pointer; the configs it
+ * replaces stay allocated until exit, since a worker may still read one.
+ */
+static pthread_mutex_t config_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct config *config_cur;
+static struct config **config_old;
+static size_t n_config_old;
+
+static const struct config *config_get(void)
 {
-	fprintf(stderr, "kregressd: not implemented yet\n");
-	return 1;
+	const struct config *cfg;
+
+	pthread_mutex_lock(&config_lock);
+	cfg = config_cur;
+	pthread_mutex_unlock(&config_lock);
+	return cfg;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: kregressd -c CONFIG [-n] [-f]\n"
+		"  -c CONFIG  the JSON configuration file\n"
+		"  -n         check the configuration and exit (0 if OK, "
+		"2 if not)\n"
+		"  -f         prefix log lines with a timestamp (when run "
+		"by hand;\n"
+		"             the journal adds its own)\n");
+}
+
+/* mkdir -p with mode for the missing parts. */
+static int mkdir_p(const char *path, mode_t mode)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *p, c;
+	int ret = -1;
+
+	strbuf_addstr(&sb, path);
+	for (p = sb.buf + 1; ; p++) {
+		if (*p && *p != '/')
+			continue;
+		c = *p;
+		*p = '\0';
+		if (mkdir(sb.buf, mode) && errno != EEXIST) {
+			error("kregressd", "%s: %s", sb.buf, strerror(errno));
+			goto out;
+		}
+		*p = c;
+		if (!c)
+			break;
+	}
+	ret = 0;
+out:
+	strbuf_release(&sb);
+	return ret;
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	struct pipeline_ctx ctx = {
+		.owner = w->owner,
+		.lease_s = lease_s,
+		.stop = &stopping,
+	};
+	struct timespec until;
+	struct job job;
+	int r;
+
+	if (db_open(config_get()->database, &ctx.db)) {
+		error("worker", "%d: cannot open the database; worker stops",
+		      w->index);
+		return NULL;
+	}
+	while (!stopping) {
+		r = jobq_claim(ctx.db, w->owner, lease_s, &job);
+		if (r == 1) {
+			pthread_mutex_lock(&w->lock);
+			w->job_id = job.id;
+			pthread_mutex_unlock(&w->lock);
+			log_info("worker", "%d: job %lld: %s of series %lld, "
+				 "attempt %d of %d", w->index, job.id,
+				 job.kind, job.series_id, job.attempts,
+				 job.max_attempts);
+			ctx.cfg = config_get();
+			pipeline_run_job(&ctx, &job);
+			pthread_mutex_lock(&w->lock);
+			w->job_id = 0;
+			pthread_mutex_unlock(&w->lock);
+			job_release(&job);
+			continue;
+		}
+		/* Nothing ready (or a transient error): wait a little. */
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_nsec += IDLE_WAIT_MS * 1000000L;
+		until.tv_sec += until.tv_nsec / 1000000000L;
+		until.tv_nsec %= 1000000000L;
+		pthread_mutex_lock(&idle_lock);
+		if (!stopping)
+			pthread_cond_timedwait(&idle_cond, &idle_lock, &until);
+		pthread_mutex_unlock(&idle_lock);
+	}
+	db_close(ctx.db);
+	return NULL;
+}
+
+static void heartbeat(struct db *db, struct worker *w, int n)
+{
+	int released = 0, orphans = 0, i;
+
+	for (i = 0; i < n; i++) {
+		long long id;
+
+		pthread_mutex_lock(&w[i].lock);
+		id = w[i].job_id;
+		pthread_mutex_unlock(&w[i].lock);
+		if (id && jobq_heartbeat(db, id, w[i].owner, lease_s))
+			log_warn("worker", "%d: job %lld: lease lost", i, id);
+	}
+	/* Leases that expired anyway (a stuck worker of ours, or another
+	 * process on the same database). */
+	if (!pipeline_recover(db, NULL, &released, &orphans) &&
+	    (released || orphans))
+		log_info("jobq", "released %d expired lease%s, failed %d "
+			 "orphaned series", released, released == 1 ? "" :
+			 "s", orphans);
+}
+
+static int str_differs(const char *a, const char *b)
+{
+	return strcmp(a ? a : "", b ? b : "");
+}
+
+static void reload(const char *path)
+{
+	struct strbuf err = STRBUF_INIT, fixed = STRBUF_INIT;
+	struct config *cfg = NULL, **old;
+	const struct config *cur = config_get();
+
+	if (config_load(path, &cfg, &err)) {
+		error("config", "reload: %s; keeping the running "
+		      "configuration", err.buf);
+		goto out;
+	}
+	if (str_differs(cur->state_dir, cfg->state_dir))
+		strbuf_addstr(&fixed, " state_dir");
+	if (str_differs(cur->database, cfg->database))
+		strbuf_addstr(&fixed, " database");
+	if (str_differs(cur->api.listen, cfg->api.listen))
+		strbuf_addstr(&fixed, " api.listen");
+	if (cur->limits.workers != cfg->limits.workers)
+		strbuf_addstr(&fixed, " limits.workers");
+	old = realloc(config_old, (n_config_old + 1) * sizeof(*old));
+	if (!old)
+		die("config", "out of memory");
+	config_old = old;
+	pthread_mutex_lock(&config_lock);
+	config_old[n_config_old++] = config_cur;
+	config_cur = cfg;
+	pthread_mutex_unlock(&config_lock);
+	log_info("config", "%s: reloaded: trees, hosts, plans, stats, lists, "
+		 "url_allowlist, mail and limits apply to the next job",
+		 path);
+	if (fixed.len)
+		log_warn("config", "%s: changed but needs a restart:%s", path,
+			 fixed.buf);
+out:
+	strbuf_release(&err);
+	strbuf_release(&fixed);
+}
+
+/* Stops the workers; releases the leases of those that do not stop. */
+static void stop_workers(struct db *db, struct worker *w, int n)
+{
+	struct timespec deadline;
+	int i;
+
+	pthread_mutex_lock(&idle_lock);
+	stopping = 1;
+	pthread_cond_broadcast(&idle_cond);
+	pthread_mutex_unlock(&idle_lock);
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	deadline.tv_sec += SHUTDOWN_GRACE_S;
+	for (i = 0; i < n; i++) {
+		long long id;
+
+		if (!w[i].started)
+			continue;
+		if (!pthread_timedjoin_np(w[i].thread, NULL, &deadline)) {
+			w[i].started = 0;
+			continue;
+		}
+		pthread_mutex_lock(&w[i].lock);
+		id = w[i].job_id;
+		pthread_mutex_unlock(&w[i].lock);
+		workers_stuck++;
+		if (id && !jobq_release(db, id, w[i].owner))
+			log_info("worker", "%d: did not stop in %d s; job "
+				 "%lld released", i, SHUTDOWN_GRACE_S, id);
+	}
+}
+
+static int run(struct config *cfg)
+{
+	struct worker *w = NULL;
+	struct db *db = NULL;
+	char host[64] = "localhost";
+	char owner[96];
+	struct pollfd pfd[2] = { { -1, POLLIN, 0 }, { -1, POLLIN, 0 } };
+	struct itimerspec its = { { 0, 0 }, { 0, 0 } };
+	const char *env = getenv("KREGRESS_TEST_LEASE_S");
+	sigset_t sigs;
+	int i, n = cfg->limits.workers, released = 0, orphans = 0, ret = 1;
+
+	if (env && atoi(env) > 0)
+		lease_s = atoi(env);
+	its.it_interval.tv_sec = lease_s / 3 > 0 ? lease_s / 3 : 1;
+	its.it_value = its.it_interval;
+	if (mkdir_p(cfg->state_dir, 0750) || db_open(cfg->database, &db))
+		goto out;
+	gethostname(host, sizeof(host) - 1);
+	snprintf(owner, sizeof(owner), "%s:%ld:%lld", host, (long)getpid(),
+		 (long long)time(NULL));
+	if (pipeline_recover(db, owner, &released, &orphans))
+		goto out;
+	log_info("kregressd", "%s: released %d stale lease%s, failed %d "
+		 "orphaned series", cfg->database, released,
+		 released == 1 ? "" : "s", orphans);
+
+	/* Signals are read from the loop; every thread inherits the mask. */
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGHUP);
+	if (pthread_sigmask(SIG_BLOCK, &sigs, NULL) ||
+	    (pfd[0].fd = signalfd(-1, &sigs, SFD_CLOEXEC)) < 0 ||
+	    (pfd[1].fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC)) < 0 ||
+	    timerfd_settime(pfd[1].fd, 0, &its, NULL)) {
+		error("kregressd", "signals and timers: %s", strerror(errno));
+		goto out;
+	}
+
+	w = calloc(n, sizeof(*w));
+	if (!w)
+		die("kregressd", "out of memory");
+	for (i = 0; i < n; i++) {
+		w[i].index = i;
+		snprintf(w[i].owner, sizeof(w[i].owner), "%s/w%d", owner, i);
+		pthread_mutex_init(&w[i].lock, NULL);
+		if (pthread_create(&w[i].thread, NULL, worker_main, &w[i])) {
+			error("kregressd", "cannot start worker %d", i);
+			goto stop;
+		}
+		w[i].started = 1;
+	}
+	log_info("kregressd", "ready: pid %ld, %d worker%s, lease %d s, "
+		 "owner %s", (long)getpid(), n, n == 1 ? "" : "s", lease_s,
+		 owner);
+
+	while (!stopping) {
+		struct signalfd_siginfo si;
+		uint64_t ticks;
+
+		if (poll(pfd, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			error("kregressd", "poll: %s", strerror(errno));
+			goto stop;
+		}
+		if ((pfd[1].revents & POLLIN) &&
+		    read(pfd[1].fd, &ticks, sizeof(ticks)) == sizeof(ticks))
+			heartbeat(db, w, n);
+		if (!(pfd[0].revents & POLLIN) ||
+		    read(pfd[0].fd, &si, sizeof(si)) != sizeof(si))
+			continue;
+		if (si.ssi_signo == SIGHUP) {
+			log_info("kregressd", "SIGHUP: reloading %s",
+				 cfg->file);
+			reload(cfg->file);
+		} else {
+			log_info("kregressd", "%s: stopping",
+				 si.ssi_signo == SIGTERM ? "SIGTERM" :
+				 "SIGINT");
+			break;
+		}
+	}
+	ret = 0;
+stop:
+	stop_workers(db, w, n);
+	log_info("kregressd", "stopped");
+out:
+	if (pfd[0].fd >= 0)
+		close(pfd[0].fd);
+	if (pfd[1].fd >= 0)
+		close(pfd[1].fd);
+	for (i = 0; w && i < n; i++)
+		if (!w[i].started)
+			pthread_mutex_destroy(&w[i].lock);
+	/* Workers still running (stuck in a stage) die with the process. */
+	free(w);
+	db_close(db);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	struct strbuf err = STRBUF_INIT;
+	const char *path = NULL;
+	int check = 0, opt, ret;
+	size_t i;
+
+	while ((opt = getopt(argc, argv, "c:nfh")) != -1) {
+		switch (opt) {
+		case 'c':
+			path = optarg;
+			break;
+		case 'n':
+			check = 1;
+			break;
+		case 'f':
+			log_set_timestamps(1);
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return EXIT_CONFIG;
+		}
+	}
+	if (!path || optind != argc) {
+		usage(stderr);
+		return EXIT_CONFIG;
+	}
+	if (config_load(path, &config_cur, &err)) {
+		fprintf(stderr, "%s\n", err.buf);
+		strbuf_release(&err);
+		return EXIT_CONFIG;
+	}
+	strbuf_release(&err);
+	if (check) {
+		printf("configuration OK\n");
+		config_free(config_cur);
+		return 0;
+	}
+	ret = run(config_cur);
+	/* A stuck worker may still read them; the process ends anyway. */
+	if (workers_stuck)
+		return ret;
+	config_free(config_cur);
+	for (i = 0; i < n_config_old; i++)
+		config_free(config_old[i]);
+	free(config_old);
+	return ret;
 }

@@ -1,0 +1,1346 @@
+/*
+ * config.c - load and validate the JSON configuration (jansson).
+ *
+ * The validator walks the JSON document with a path of where it is
+ * ("hosts[1].uri"), so that the first problem is reported as one line
+ * naming the key; it stops at the first error.  Each object is checked
+ * against the list of keys it may hold, so a misspelt key is an error
+ * rather than a silently ignored setting.  Cross references (a list's
+ * tree, a tree's lists, a host's arch, mail's opted-in lists) are checked
+ * once everything is read.
+ *
+ * No I/O apart from reading the file itself and token files.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <limits.h>
+#include <regex.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "log.h"
+#include "strbuf.h"
+
+#define TOKEN_MIN_LEN	16
+#define TOKEN_MAX_BYTES	4096
+#define NAME_MAX_LEN	64
+
+static const char *const arch_names[] = { "x86_64", "arm64" };
+static const char *const accel_names[] = { "auto", "kvm", "tcg" };
+static const char *const policy_names[] = { "outbox", "moderate", "list" };
+
+const char *config_arch_str(enum config_arch arch)
+{
+	return (unsigned)arch < CONFIG_ARCH_COUNT ? arch_names[arch] : "?";
+}
+
+int config_arch_parse(const char *name, enum config_arch *arch)
+{
+	int i;
+
+	for (i = 0; i < CONFIG_ARCH_COUNT; i++)
+		if (!strcmp(name, arch_names[i])) {
+			*arch = i;
+			return 0;
+		}
+	return -1;
+}
+
+const char *config_accel_str(enum config_accel accel)
+{
+	return (unsigned)accel <= CONFIG_ACCEL_TCG ? accel_names[accel] : "?";
+}
+
+const char *config_mail_policy_str(enum config_mail_policy policy)
+{
+	return (unsigned)policy <= CONFIG_MAIL_LIST ? policy_names[policy] :
+	       "?";
+}
+
+/* Where the validator is, and the first error. */
+struct cctx {
+	const char *file;	/* for messages */
+	char *dir;		/* anchors relative paths */
+	struct strbuf path;	/* "hosts[1].uri" */
+	struct strbuf *err;
+	int failed;
+};
+
+static __attribute__((format(printf, 2, 3)))
+int cerr(struct cctx *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (c->failed)
+		return -1;
+	c->failed = 1;
+	strbuf_addf(c->err, "%s: ", c->file);
+	if (c->path.len)
+		strbuf_addf(c->err, "%s: ", c->path.buf);
+	va_start(ap, fmt);
+	strbuf_vaddf(c->err, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* Path handling: push returns the old length, pop restores it. */
+static size_t push_key(struct cctx *c, const char *key)
+{
+	size_t len = c->path.len;
+
+	if (len)
+		strbuf_addch(&c->path, '.');
+	strbuf_addstr(&c->path, key);
+	return len;
+}
+
+static size_t push_index(struct cctx *c, size_t i)
+{
+	size_t len = c->path.len;
+
+	strbuf_addf(&c->path, "[%zu]", i);
+	return len;
+}
+
+static void pop(struct cctx *c, size_t len)
+{
+	c->path.len = len;
+	c->path.buf[len] = '\0';
+}
+
+static char *xstrdup(const char *s)
+{
+	char *d = strdup(s);
+
+	if (!d)
+		die("config", "out of memory");
+	return d;
+}
+
+static void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size);
+
+	if (!p)
+		die("config", "out of memory");
+	return p;
+}
+
+static char *resolve_path(struct cctx *c, const char *p)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	if (p[0] == '/')
+		return xstrdup(p);
+	strbuf_addf(&sb, "%s/%s", c->dir, p);
+	return strbuf_detach(&sb, NULL);
+}
+
+static const char *json_type_str(const json_t *v)
+{
+	switch (json_typeof(v)) {
+	case JSON_OBJECT: return "an object";
+	case JSON_ARRAY: return "an array";
+	case JSON_STRING: return "a string";
+	case JSON_INTEGER: return "an integer";
+	case JSON_REAL: return "a number";
+	case JSON_TRUE:
+	case JSON_FALSE: return "a boolean";
+	case JSON_NULL: return "null";
+	}
+	return "?";
+}
+
+/* Checks that v is an object whose keys are all in allowed (NULL-ended). */
+static int check_object(struct cctx *c, json_t *v,
+			const char *const *allowed)
+{
+	const char *key;
+	json_t *val;
+
+	if (!json_is_object(v))
+		return cerr(c, "expected an object, not %s",
+			    json_type_str(v));
+	json_object_foreach(v, key, val) {
+		const char *const *a;
+		size_t len;
+
+		for (a = allowed; *a; a++)
+			if (!strcmp(*a, key))
+				break;
+		if (*a)
+			continue;
+		len = push_key(c, key);
+		cerr(c, "unknown key");
+		pop(c, len);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Each get_* reads obj.key into *out: a missing key is an error when
+ * required, else *out gets the default.  They return 0 or -1 (reported).
+ */
+static int get_string(struct cctx *c, json_t *obj, const char *key,
+		      int required, const char *def, char **out)
+{
+	json_t *v = json_object_get(obj, key);
+	size_t len = push_key(c, key);
+	int ret = -1;
+
+	if (!v) {
+		if (required) {
+			cerr(c, "required key missing");
+			goto out;
+		}
+		*out = def ? xstrdup(def) : NULL;
+	} else if (!json_is_string(v)) {
+		cerr(c, "expected a string, not %s", json_type_str(v));
+		goto out;
+	} else if (strlen(json_string_value(v)) != json_string_length(v)) {
+		cerr(c, "contains a NUL character");
+		goto out;
+	} else {
+		*out = xstrdup(json_string_value(v));
+	}
+	ret = 0;
+out:
+	pop(c, len);
+	return ret;
+}
+
+/* A string naming a file or directory; relative to the config's dir. */
+static int get_path(struct cctx *c, json_t *obj, const char *key,
+		    int required, const char *def, char **out)
+{
+	char *s = NULL;
+	size_t len;
+
+	if (get_string(c, obj, key, required, def, &s))
+		return -1;
+	if (s && !*s) {
+		len = push_key(c, key);
+		cerr(c, "empty path");
+		pop(c, len);
+		free(s);
+		return -1;
+	}
+	*out = s ? resolve_path(c, s) : NULL;
+	free(s);
+	return 0;
+}
+
+static int get_llong(struct cctx *c, json_t *obj, const char *key,
+		     long long min, long long max, long long def,
+		     long long *out)
+{
+	json_t *v = json_object_get(obj, key);
+	size_t len = push_key(c, key);
+	int ret = -1;
+
+	if (!v) {
+		*out = def;
+	} else if (!json_is_integer(v)) {
+		cerr(c, "expected an integer, not %s", json_type_str(v));
+		goto out;
+	} else if (json_integer_value(v) < min ||
+		   json_integer_value(v) > max) {
+		cerr(c, "%lld is out of range (%lld to %lld)",
+		     (long long)json_integer_value(v), min, max);
+		goto out;
+	} else {
+		*out = json_integer_value(v);
+	}
+	ret = 0;
+out:
+	pop(c, len);
+	return ret;
+}
+
+static int get_int(struct cctx *c, json_t *obj, const char *key, int min,
+		   int max, int def, int *out)
+{
+	long long v;
+
+	if (get_llong(c, obj, key, min, max, def, &v))
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+static int get_size(struct cctx *c, json_t *obj, const char *key,
+		    long long max, long long def, size_t *out)
+{
+	long long v;
+
+	if (get_llong(c, obj, key, 1, max, def, &v))
+		return -1;
+	*out = (size_t)v;
+	return 0;
+}
+
+/* A number in (min, max] when min_open, else [min, max]. */
+static int get_double(struct cctx *c, json_t *obj, const char *key,
+		      double min, int min_open, double max, double def,
+		      double *out)
+{
+	json_t *v = json_object_get(obj, key);
+	size_t len = push_key(c, key);
+	double d;
+	int ret = -1;
+
+	if (!v) {
+		*out = def;
+		ret = 0;
+		goto out;
+	}
+	if (!json_is_number(v)) {
+		cerr(c, "expected a number, not %s", json_type_str(v));
+		goto out;
+	}
+	d = json_number_value(v);
+	if ((min_open ? d <= min : d < min) || d > max) {
+		cerr(c, "%g is out of range (%s%g to %g)", d,
+		     min_open ? "above " : "", min, max);
+		goto out;
+	}
+	*out = d;
+	ret = 0;
+out:
+	pop(c, len);
+	return ret;
+}
+
+/* A string from names[0..n); *out its index. */
+static int get_enum(struct cctx *c, json_t *obj, const char *key,
+		    const char *const *names, int n, int def, int *out)
+{
+	struct strbuf list = STRBUF_INIT;
+	char *s = NULL;
+	size_t len;
+	int i, ret = -1;
+
+	if (get_string(c, obj, key, 0, NULL, &s))
+		return -1;
+	if (!s) {
+		*out = def;
+		return 0;
+	}
+	for (i = 0; i < n; i++)
+		if (!strcmp(s, names[i])) {
+			*out = i;
+			ret = 0;
+			goto out;
+		}
+	for (i = 0; i < n; i++)
+		strbuf_addf(&list, "%s\"%s\"", i ? (i == n - 1 ? " or " :
+			    ", ") : "", names[i]);
+	len = push_key(c, key);
+	cerr(c, "\"%s\" is not one of %s", s, list.buf);
+	pop(c, len);
+out:
+	strbuf_release(&list);
+	free(s);
+	return ret;
+}
+
+/* An array of strings (paths resolved when as_path); absent = empty. */
+static int get_strings(struct cctx *c, json_t *obj, const char *key,
+		       int as_path, char ***out, size_t *n_out)
+{
+	json_t *v = json_object_get(obj, key), *e;
+	size_t len = push_key(c, key), i, ilen;
+	char **arr = NULL;
+	int ret = -1;
+
+	*out = NULL;
+	*n_out = 0;
+	if (!v) {
+		ret = 0;
+		goto out;
+	}
+	if (!json_is_array(v)) {
+		cerr(c, "expected an array, not %s", json_type_str(v));
+		goto out;
+	}
+	arr = xcalloc(json_array_size(v), sizeof(*arr));
+	json_array_foreach(v, i, e) {
+		ilen = push_index(c, i);
+		if (!json_is_string(e) || !json_string_length(e) ||
+		    strlen(json_string_value(e)) != json_string_length(e)) {
+			if (json_is_string(e))
+				cerr(c, "empty string");
+			else
+				cerr(c, "expected a string, not %s",
+				     json_type_str(e));
+			pop(c, ilen);
+			goto fail;
+		}
+		pop(c, ilen);
+		arr[i] = as_path ? resolve_path(c, json_string_value(e)) :
+			 xstrdup(json_string_value(e));
+		(*n_out)++;
+	}
+	*out = arr;
+	ret = 0;
+	goto out;
+fail:
+	for (i = 0; i < *n_out; i++)
+		free(arr[i]);
+	free(arr);
+	*n_out = 0;
+out:
+	pop(c, len);
+	return ret;
+}
+
+/* An optional array of objects: *arr is json NULL when absent. */
+static int get_array(struct cctx *c, json_t *obj, const char *key,
+		     json_t **arr)
+{
+	json_t *v = json_object_get(obj, key);
+	size_t len;
+
+	*arr = v;
+	if (!v || json_is_array(v))
+		return 0;
+	len = push_key(c, key);
+	cerr(c, "expected an array, not %s", json_type_str(v));
+	pop(c, len);
+	return -1;
+}
+
+static int valid_name(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (!n || n > NAME_MAX_LEN)
+		return 0;
+	return strspn(s, "abcdefghijklmnopqrstuvwxyz"
+		      "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == n;
+}
+
+/* Reads obj.name: required, a short identifier. */
+static int get_name(struct cctx *c, json_t *obj, char **out)
+{
+	size_t len;
+
+	if (get_string(c, obj, "name", 1, NULL, out))
+		return -1;
+	if (valid_name(*out))
+		return 0;
+	len = push_key(c, "name");
+	cerr(c, "\"%s\" is not a valid name (letters, digits, '.', '_', "
+	     "'-'; at most %d)", *out, NAME_MAX_LEN);
+	pop(c, len);
+	return -1;
+}
+
+static int is_http_url(const char *s)
+{
+	const char *host;
+
+	if (!strncmp(s, "https://", 8))
+		host = s + 8;
+	else if (!strncmp(s, "http://", 7))
+		host = s + 7;
+	else
+		return 0;
+	return *host && *host != '/' && !strpbrk(s, " \t\r\n");
+}
+
+static int is_mail_address(const char *s)
+{
+	const char *at = strchr(s, '@');
+
+	return at && at != s && at[1] && !strchr(at + 1, '@') &&
+	       !strpbrk(s, " \t\r\n<>,;");
+}
+
+static int is_libvirt_uri(const char *s)
+{
+	static const char *const re = "^(qemu|test)"
+		"(\\+(ssh|libssh|libssh2|tls|tcp|unix|ext))?"
+		"://[^/[:space:]]*/[a-z]+(\\?[^[:space:]]*)?$";
+	regex_t rx;
+	int ok;
+
+	if (regcomp(&rx, re, REG_EXTENDED | REG_NOSUB))
+		return 0;
+	ok = !regexec(&rx, s, 0, NULL, 0);
+	regfree(&rx);
+	return ok;
+}
+
+/* Whether a string value reported at key is acceptable; else report. */
+static int check_value(struct cctx *c, const char *key, int ok,
+		       const char *what)
+{
+	size_t len;
+
+	if (ok)
+		return 0;
+	len = push_key(c, key);
+	cerr(c, "%s", what);
+	pop(c, len);
+	return -1;
+}
+
+/* "HOST:PORT" with an IPv4 address, [IPv6] or localhost. */
+static int parse_listen(struct config_api *api)
+{
+	const char *s = api->listen, *colon;
+	char host[64], *end;
+	unsigned char addr[16];
+	long port;
+	size_t hl;
+
+	colon = strrchr(s, ':');
+	if (!colon || colon == s)
+		return -1;
+	hl = colon - s;
+	if (s[0] == '[') {
+		if (hl < 3 || s[hl - 1] != ']' || hl - 2 >= sizeof(host))
+			return -1;
+		memcpy(host, s + 1, hl - 2);
+		host[hl - 2] = '\0';
+		if (inet_pton(AF_INET6, host, addr) != 1)
+			return -1;
+	} else {
+		if (hl >= sizeof(host))
+			return -1;
+		memcpy(host, s, hl);
+		host[hl] = '\0';
+		if (strcmp(host, "localhost") &&
+		    inet_pton(AF_INET, host, addr) != 1)
+			return -1;
+	}
+	errno = 0;
+	port = strtol(colon + 1, &end, 10);
+	if (errno || *end || end == colon + 1 || port < 1 || port > 65535)
+		return -1;
+	api->host = xstrdup(host);
+	api->port = (int)port;
+	return 0;
+}
+
+/* First line of a token file, without surrounding blanks. */
+static int read_token_file(struct cctx *c, const char *path, char **out)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char buf[TOKEN_MAX_BYTES + 1];
+	ssize_t n;
+	size_t got = 0;
+	int fd, ret = -1;
+	char *s, *e;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return cerr(c, "%s: %s", path, strerror(errno));
+	while (got < sizeof(buf) &&
+	       (n = read(fd, buf + got, sizeof(buf) - got)) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			cerr(c, "%s: %s", path, strerror(errno));
+			goto out;
+		}
+		got += n;
+	}
+	if (got > TOKEN_MAX_BYTES) {
+		cerr(c, "%s: larger than %d bytes", path, TOKEN_MAX_BYTES);
+		goto out;
+	}
+	buf[got] = '\0';
+	s = buf + strspn(buf, " \t\r\n");
+	e = s + strcspn(s, "\r\n");
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
+		e--;
+	strbuf_add(&sb, s, e - s);
+	*out = strbuf_detach(&sb, NULL);
+	ret = 0;
+out:
+	close(fd);
+	return ret;
+}
+
+static int load_tokens(struct cctx *c, json_t *api, struct config_api *out)
+{
+	static const char *const keys[] = { "name", "value", "file", NULL };
+	json_t *arr, *t;
+	size_t i, j, len, ilen;
+	int ret = -1;
+
+	if (get_array(c, api, "tokens", &arr) || !arr)
+		return c->failed ? -1 : 0;
+	len = push_key(c, "tokens");
+	out->tokens = xcalloc(json_array_size(arr), sizeof(*out->tokens));
+	json_array_foreach(arr, i, t) {
+		struct config_token *tok = &out->tokens[i];
+		char *file = NULL;
+		int from_file;
+
+		ilen = push_index(c, i);
+		out->n_tokens = i + 1;
+		if (check_object(c, t, keys) || get_name(c, t, &tok->name) ||
+		    get_string(c, t, "value", 0, NULL, &tok->value) ||
+		    get_path(c, t, "file", 0, NULL, &file))
+			goto out;
+		if (!tok->value == !file) {
+			free(file);
+			cerr(c, "needs exactly one of \"value\" and \"file\"");
+			goto out;
+		}
+		from_file = file != NULL;
+		if (file) {
+			size_t flen = push_key(c, "file");
+
+			if (read_token_file(c, file, &tok->value)) {
+				free(file);
+				goto out;
+			}
+			pop(c, flen);
+			free(file);
+		}
+		if (check_value(c, from_file ? "file" : "value",
+				strlen(tok->value) >= TOKEN_MIN_LEN &&
+				!strpbrk(tok->value, " \t\r\n"),
+				"token too short (at least 16 characters, "
+				"no blanks)"))
+			goto out;
+		for (j = 0; j < i; j++)
+			if (!strcmp(out->tokens[j].name, tok->name)) {
+				check_value(c, "name", 0, "duplicate name");
+				goto out;
+			}
+		pop(c, ilen);
+	}
+	ret = 0;
+out:
+	pop(c, len);
+	return ret;
+}
+
+static int load_api(struct cctx *c, json_t *root, struct config *cfg)
+{
+	static const char *const keys[] = { "listen", "tokens",
+					    "max_body_bytes", NULL };
+	json_t *api = json_object_get(root, "api");
+	json_t *empty = NULL;
+	size_t len = push_key(c, "api");
+	int ret = -1;
+
+	if (!api)
+		api = empty = json_object();
+	if (check_object(c, api, keys) ||
+	    get_string(c, api, "listen", 0, "127.0.0.1:8080",
+		       &cfg->api.listen))
+		goto out;
+	if (parse_listen(&cfg->api)) {
+		check_value(c, "listen", 0, "not HOST:PORT (an IPv4 address, "
+			    "[IPv6] or localhost, and a port 1-65535)");
+		goto out;
+	}
+	if (load_tokens(c, api, &cfg->api) ||
+	    get_size(c, api, "max_body_bytes", 1LL << 30, 16 << 20,
+		     &cfg->api.max_body_bytes))
+		goto out;
+	ret = 0;
+out:
+	json_decref(empty);
+	pop(c, len);
+	return ret;
+}
+
+static int load_trees(struct cctx *c, json_t *root, struct config *cfg)
+{
+	static const char *const keys[] = { "name", "path", "branch",
+					    "lists", "refresh", NULL };
+	static const char *const rkeys[] = { "remote", "interval_s", NULL };
+	json_t *arr, *t, *r;
+	size_t i, j, len, ilen, rlen;
+	int ret = -1;
+
+	if (get_array(c, root, "trees", &arr) || !arr)
+		return c->failed ? -1 : 0;
+	len = push_key(c, "trees");
+	cfg->trees = xcalloc(json_array_size(arr), sizeof(*cfg->trees));
+	json_array_foreach(arr, i, t) {
+		struct config_tree *tr = &cfg->trees[i];
+
+		ilen = push_index(c, i);
+		cfg->n_trees = i + 1;
+		tr->refresh_interval_s = 0;
+		if (check_object(c, t, keys) || get_name(c, t, &tr->name) ||
+		    get_path(c, t, "path", 1, NULL, &tr->path) ||
+		    get_string(c, t, "branch", 0, "master", &tr->branch) ||
+		    get_strings(c, t, "lists", 0, &tr->lists, &tr->n_lists))
+			goto out;
+		for (j = 0; j < i; j++)
+			if (!strcmp(cfg->trees[j].name, tr->name)) {
+				check_value(c, "name", 0, "duplicate name");
+				goto out;
+			}
+		r = json_object_get(t, "refresh");
+		if (r) {
+			rlen = push_key(c, "refresh");
+			if (check_object(c, r, rkeys) ||
+			    get_string(c, r, "remote", 1, NULL,
+				       &tr->refresh_remote) ||
+			    get_int(c, r, "interval_s", 0, 7 * 86400, 3600,
+				    &tr->refresh_interval_s))
+				goto out;
+			pop(c, rlen);
+		}
+		pop(c, ilen);
+	}
+	ret = 0;
+out:
+	pop(c, len);
+	return ret;
+}
+
+static int load_arches(struct cctx *c, json_t *root, struct config *cfg)
+{
+	static const char *const keys[] = { "base_config", "fragments",
+					    "make_jobs", "cross_compile",
+					    NULL };
+	static const char *const bases[] = { "tinyconfig", "defconfig" };
+	static const char *const cross_default[] = {
+		[CONFIG_ARCH_X86_64] = "",
+		[CONFIG_ARCH_ARM64] = "aarch64-linux-gnu-",
+	};
+	json_t *obj = json_object_get(root, "arches"), *a, *empty;
+	size_t len = push_key(c, "arches"), alen;
+	const char *key;
+	int i, base, ret = -1;
+
+	if (obj && !json_is_object(obj)) {
+		cerr(c, "expected an object, not %s", json_type_str(obj));
+		goto out;
+	}
+	json_object_foreach(obj, key, a) {
+		enum config_arch arch;
+
+		if (config_arch_parse(key, &arch)) {
+			alen = push_key(c, key);
+			cerr(c, "unknown architecture (\"x86_64\" or "
+			     "\"arm64\")");
+			goto out;
+		}
+	}
+	/* Absent: both arches with defaults; present: only those listed. */
+	for (i = 0; i < CONFIG_ARCH_COUNT; i++) {
+		struct config_arch_cfg *ac = &cfg->arches[i];
+
+		a = obj ? json_object_get(obj, arch_names[i]) : NULL;
+		if (obj && !a)
+			continue;
+		empty = a ? NULL : json_object();
+		cfg->has_arch[i] = 1;
+		alen = push_key(c, arch_names[i]);
+		if (check_object(c, a ? a : empty, keys) ||
+		    get_enum(c, a ? a : empty, "base_config", bases, 2, 0,
+			     &base) ||
+		    get_strings(c, a ? a : empty, "fragments", 1,
+				&ac->fragments, &ac->n_fragments) ||
+		    get_int(c, a ? a : empty, "make_jobs", 1, 256, 2,
+			    &ac->make_jobs) ||
+		    get_string(c, a ? a : empty, "cross_compile", 0,
+			       cross_default[i], &ac->cross_compile)) {
+			json_decref(empty);
+			goto out;
+		}
+		json_decref(empty);
+		ac->base_config = xstrdup(bases[base]);
+		pop(c, alen);
+	}
+	ret = 0;
+out:
+	pop(c, len);
+	return ret;
+}
+
+static int load_hosts(struct cctx *c, json_t *root, struct config *cfg)
+{
+	static const char *const keys[] = { "name", "uri", "arch", "accel",
+					    "capacity", NULL };
+	json_t *arr, *h;
+	size_t i, j, len, ilen;
+	int arch, accel, ret = -1;
+
+	if (get_array(c, root, "hosts", &arr))
+		return -1;
+	if (!arr) {
+		/* The embedded default: the local libvirt, probed, for
+		 * the first configured arch (TCG emulates the other). */
+		cfg->hosts = xcalloc(1, sizeof(*cfg->hosts));
+		cfg->n_hosts = 1;
+		cfg->hosts[0].name = xstrdup("local");
+		cfg->hosts[0].uri = xstrdup("qemu:///system");
+		cfg->hosts[0].arch = cfg->has_arch[CONFIG_ARCH_X86_64] ?
+				     CONFIG_ARCH_X86_64 : CONFIG_ARCH_ARM64;
+		cfg->hosts[0].accel = CONFIG_ACCEL_AUTO;
+		cfg->hosts[0].capacity = 1;
+		return 0;
+	}
+	len = push_key(c, "hosts");
+	cfg->hosts = xcalloc(json_array_size(arr), sizeof(*cfg->hosts));
+	json_array_foreach(arr, i, h) {
+		struct config_host *ho = &cfg->hosts[i];
+		char *archs = NULL;
+
+		ilen = push_index(c, i);
+		cfg->n_hosts = i + 1;
+		if (check_object(c, h, keys) || get_name(c, h, &ho->name) ||
+		    get_string(c, h, "uri", 1, NULL, &ho->uri) ||
+		    check_value(c, "uri", is_libvirt_uri(ho->uri),
+				"not a libvirt URI (e.g. qemu:///system, "
+				"qemu+ssh://host/system)") ||
+		    get_string(c, h, "arch", 1, NULL, &archs))
+			goto out;
+		free(archs);
+		if (get_enum(c, h, "arch", arch_names, CONFIG_ARCH_COUNT, 0,
+			     &arch) ||
+		    get_enum(c, h, "accel", accel_names, 3, 0, &accel) ||
+		    get_int(c, h, "capacity", 1, 256, 1, &ho->capacity))
+			goto out;
+		ho->arch = arch;
+		ho->accel = accel;
+		if (check_value(c, "arch", cfg->has_arch[arch],
+				"architecture not configured in \"arches\""))
+			goto out;
+		for (j = 0; j < i; j++)
+			if (!strcmp(cfg->hosts[j].name, ho->name)) {
+				check_value(c, "name", 0, "duplicate name");
+				goto out;
+			}
+		pop(c, ilen);
+	}
+	ret = 0;
+out:
+	pop(c, len);
+	return ret;
+}
+
+static int load_plans(struct cctx *c, json_t *root, struct config *cfg)
+{
+	static const char *const keys[] = { "kvm", "tcg", NULL };
+	json_t *obj = json_object_get(root, "plans"), *a;
+	size_t len = push_key(c, "plans"), alen;
+	const char *key;
+	enum config_arch arch;
+	int ret = -1;
+
+	if (!obj) {
+		ret = 0;
+		goto out;
+	}
+	if (!json_is_object(obj)) {
+		cerr(c, "expected an object, not %s", json_type_str(obj));
+		goto out;
+	}
+	json_object_foreach(obj, key, a) {
+		alen = push_key(c, key);
+		if (config_arch_parse(key, &arch)) {
+			cerr(c, "unknown architecture (\"x86_64\" or "
+			     "\"arm64\")");
+			goto out;
+		}
+		if (check_object(c, a, keys) ||
+		    get_path(c, a, "kvm", 0, NULL,
+			     &cfg->plans[arch][CONFIG_ACCEL_KVM]) ||
+		    get_path(c, a, "tcg", 0, NULL,
+			     &cfg->plans[arch][CONFIG_ACCEL_TCG]))
+			goto out;
+		pop(c, alen);
+	}
+	ret = 0;
+out:
+	pop(c, len);
+	return ret;
+}
+
+static int load_stats(struct cctx *c, json_t *root, struct config *cfg)
+{
+	static const char *const keys[] = { "threshold_pct", "alpha",
+					    "min_samples",
+					    "max_boots_per_side",
+					    "fdr_method", NULL };
+	static const char *const fdr[] = { "bh", "holm", "none" };
+	struct config_stats *s = &cfg->stats;
+	json_t *obj = json_object_get(root, "stats"), *empty = NULL;
+	size_t len = push_key(c, "stats");
+	int method, ret = -1;
+
+	if (!obj)
+		obj = empty = json_object();
+	if (check_object(c, obj, keys) ||
+	    get_double(c, obj, "threshold_pct", 0, 1, 100, 3,
+		       &s->threshold_pct) ||
+	    get_double(c, obj, "alpha", 0, 1, 0.5, 0.05, &s->alpha) ||
+	    get_int(c, obj, "min_samples", 2, 1000, 5, &s->min_samples) ||
+	    get_int(c, obj, "max_boots_per_side", 2, 10000, 20,
+		    &s->max_boots_per_side) ||
+	    get_enum(c, obj, "fdr_method", fdr, 3, 0, &method))
+		goto out;
+	s->fdr_method = xstrdup(fdr[method]);
+	if (check_value(c, "max_boots_per_side",
+			s->max_boots_per_side >= s->min_samples,
+			"smaller than min_samples"))
+		goto out;
+	ret = 0;
+out:
+	json_decref(empty);
+	pop(c, len);
+	return ret;
+}
+
+static int check_regexes(struct cctx *c, const char *key, char **rx,
+			 size_t n)
+{
+	size_t i, len, ilen;
+	regex_t re;
+	char msg[128];
+	int rc;
+
+	for (i = 0; i < n; i++) {
+		rc = regcomp(&re, rx[i], REG_EXTENDED | REG_NOSUB);
+		if (!rc) {
+			regfree(&re);
+			continue;
+		}
+		regerror(rc, &re, msg, sizeof(msg));
+		len = push_key(c, key);
+		ilen = push_index(c, i);
+		cerr(c, "not a valid regular expression: %s", msg);
+		pop(c, ilen);
+		pop(c, len);
+		return -1;
+	}
+	return 0;
+}
+
+static int load_lists(struct cctx *c, json_t *root, struct config *cfg)
+{
+	static const char *const keys[] = { "name", "feed_url", "query_url",
+					    "subject_filters", "path_filters",
+					    "poll_interval_s",
+					    "incomplete_wait_s", "tree",
+					    NULL };
+	json_t *arr, *l;
+	size_t i, j, len, ilen;
+	int ret = -1;
+
+	if (get_array(c, root, "lists", &arr) || !arr)
+		return c->failed ? -1 : 0;
+	len = push_key(c, "lists");
+	cfg->lists = xcalloc(json_array_size(arr), sizeof(*cfg->lists));
+	json_array_foreach(arr, i, l) {
+		struct config_list *li = &cfg->lists[i];
+
+		ilen = push_index(c, i);
+		cfg->n_lists = i + 1;
+		if (check_object(c, l, keys) || get_name(c, l, &li->name) ||
+		    get_string(c, l, "feed_url", 0, NULL, &li->feed_url) ||
+		    get_string(c, l, "query_url", 0, NULL, &li->query_url))
+			goto out;
+		if (!li->feed_url == !li->query_url) {
+			cerr(c, "needs exactly one of \"feed_url\" and "
+			     "\"query_url\"");
+			goto out;
+		}
+		if ((li->feed_url && check_value(c, "feed_url",
+				is_http_url(li->feed_url),
+				"not an http:// or https:// URL")) ||
+		    (li->query_url && check_value(c, "query_url",
+				is_http_url(li->query_url),
+				"not an http:// or https:// URL")) ||
+		    get_strings(c, l, "subject_filters", 0,
+				&li->subject_filters,
+				&li->n_subject_filters) ||
+		    check_regexes(c, "subject_filters", li->subject_filters,
+				  li->n_subject_filters) ||
+		    get_strings(c, l, "path_filters", 0, &li->path_filters,
+				&li->n_path_filters) ||
+		    get_int(c, l, "poll_interval_s", 10, 86400, 300,
+			    &li->poll_interval_s) ||
+		    get_int(c, l, "incomplete_wait_s", 0, 7 * 86400, 3600,
+			    &li->incomplete_wait_s) ||
+		    get_string(c, l, "tree", 0, NULL, &li->tree))
+			goto out;
+		for (j = 0; j < i; j++)
+			if (!strcmp(cfg->lists[j].name, li->name)) {
+				check_value(c, "name", 0, "duplicate name");
+				goto out;
+			}
+		pop(c, ilen);
+	}
+	ret = 0;
+out:
+	pop(c, len);
+	return ret;
+}
+
+static int load_allowlist(struct cctx *c, json_t *root, struct config *cfg)
+{
+	static const char *const def[] = { "https://lore.kernel.org/",
+					   "https://patchwork.kernel.org/" };
+	size_t i, len, ilen;
+	int ret = -1;
+
+	if (!json_object_get(root, "url_allowlist")) {
+		cfg->url_allowlist = xcalloc(2, sizeof(char *));
+		for (i = 0; i < 2; i++)
+			cfg->url_allowlist[i] = xstrdup(def[i]);
+		cfg->n_url_allowlist = 2;
+		return 0;
+	}
+	if (get_strings(c, root, "url_allowlist", 0, &cfg->url_allowlist,
+			&cfg->n_url_allowlist))
+		return -1;
+	len = push_key(c, "url_allowlist");
+	for (i = 0; i < cfg->n_url_allowlist; i++) {
+		const char *u = cfg->url_allowlist[i];
+		const char *host = strstr(u, "://");
+
+		/*
+		 * "https://lore.kernel.org" would also allow
+		 * "https://lore.kernel.org.evil.example/": insist on the
+		 * slash that ends the host.
+		 */
+		if (!is_http_url(u) || !strchr(host + 3, '/')) {
+			ilen = push_index(c, i);
+			cerr(c, "not an http(s) URL prefix ending the host "
+			     "with '/' (e.g. https://lore.kernel.org/)");
+			pop(c, ilen);
+			goto out;
+		}
+	}
+	ret = 0;
+out:
+	pop(c, len);
+	return ret;
+}
+
+static int load_mail(struct cctx *c, json_t *root, struct config *cfg)
+{
+	static const char *const keys[] = { "smtp_url", "from", "policy",
+					    "moderation_address",
+					    "outbox_dir", "opt_in_lists",
+					    NULL };
+	struct config_mail *m = &cfg->mail;
+	json_t *obj = json_object_get(root, "mail"), *empty = NULL;
+	size_t len = push_key(c, "mail");
+	char *outbox = NULL;
+	int policy, ret = -1;
+
+	if (!obj)
+		obj = empty = json_object();
+	outbox = xcalloc(strlen(cfg->state_dir) + 8, 1);
+	strcpy(outbox, cfg->state_dir);
+	strcat(outbox, "/outbox");
+	if (check_object(c, obj, keys) ||
+	    get_string(c, obj, "smtp_url", 0, NULL, &m->smtp_url) ||
+	    (m->smtp_url && check_value(c, "smtp_url",
+			!strncmp(m->smtp_url, "smtp://", 7) ||
+			!strncmp(m->smtp_url, "smtps://", 8),
+			"not an smtp:// or smtps:// URL")) ||
+	    get_string(c, obj, "from", 0, "kregress@localhost", &m->from) ||
+	    check_value(c, "from", strchr(m->from, '@') &&
+			!strpbrk(m->from, "\r\n"),
+			"not a mail address") ||
+	    get_enum(c, obj, "policy", policy_names, 3, 0, &policy) ||
+	    get_string(c, obj, "moderation_address", 0, NULL,
+		       &m->moderation_address) ||
+	    (m->moderation_address && check_value(c, "moderation_address",
+			is_mail_address(m->moderation_address),
+			"not a mail address")) ||
+	    get_path(c, obj, "outbox_dir", 0, outbox, &m->outbox_dir) ||
+	    get_strings(c, obj, "opt_in_lists", 0, &m->opt_in_lists,
+			&m->n_opt_in_lists))
+		goto out;
+	m->policy = policy;
+	if (policy != CONFIG_MAIL_OUTBOX &&
+	    (check_value(c, "smtp_url", m->smtp_url != NULL,
+			 "required unless policy is \"outbox\"") ||
+	     check_value(c, "moderation_address",
+			 m->moderation_address != NULL,
+			 "required unless policy is \"outbox\"")))
+		goto out;
+	ret = 0;
+out:
+	free(outbox);
+	json_decref(empty);
+	pop(c, len);
+	return ret;
+}
+
+static int load_limits(struct cctx *c, json_t *root, struct config *cfg)
+{
+	static const char *const keys[] = { "max_body_bytes",
+					    "max_mbox_bytes", "max_messages",
+					    "build_timeout_s",
+					    "boot_timeout_s",
+					    "build_memory_mb",
+					    "log_max_bytes", "workers",
+					    NULL };
+	struct config_limits *l = &cfg->limits;
+	json_t *obj = json_object_get(root, "limits"), *empty = NULL;
+	size_t len = push_key(c, "limits");
+	int ret = -1;
+
+	if (!obj)
+		obj = empty = json_object();
+	if (check_object(c, obj, keys) ||
+	    get_size(c, obj, "max_body_bytes", 1LL << 32, 32 << 20,
+		     &l->max_body_bytes) ||
+	    get_size(c, obj, "max_mbox_bytes", 1LL << 32, 64 << 20,
+		     &l->max_mbox_bytes) ||
+	    get_int(c, obj, "max_messages", 1, 100000, 1000,
+		    &l->max_messages) ||
+	    get_int(c, obj, "build_timeout_s", 10, 86400, 3600,
+		    &l->build_timeout_s) ||
+	    get_int(c, obj, "boot_timeout_s", 5, 86400, 300,
+		    &l->boot_timeout_s) ||
+	    get_int(c, obj, "build_memory_mb", 256, 1 << 20, 4096,
+		    &l->build_memory_mb) ||
+	    get_size(c, obj, "log_max_bytes", 1LL << 32, 16 << 20,
+		     &l->log_max_bytes) ||
+	    get_int(c, obj, "workers", 1, 64, 2, &l->workers))
+		goto out;
+	ret = 0;
+out:
+	json_decref(empty);
+	pop(c, len);
+	return ret;
+}
+
+static int has_list(struct config *cfg, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < cfg->n_lists; i++)
+		if (!strcmp(cfg->lists[i].name, name))
+			return 1;
+	return 0;
+}
+
+/* Names that refer to other sections must exist there. */
+static int check_references(struct cctx *c, struct config *cfg)
+{
+	size_t i, j, found;
+
+	for (i = 0; i < cfg->n_trees; i++)
+		for (j = 0; j < cfg->trees[i].n_lists; j++)
+			if (!has_list(cfg, cfg->trees[i].lists[j]))
+				return cerr(c, "trees[%zu].lists[%zu]: no list "
+					    "named \"%s\"", i, j,
+					    cfg->trees[i].lists[j]);
+	for (i = 0; i < cfg->n_lists; i++) {
+		if (!cfg->lists[i].tree)
+			continue;
+		for (j = 0, found = 0; j < cfg->n_trees; j++)
+			found |= !strcmp(cfg->trees[j].name,
+					 cfg->lists[i].tree);
+		if (!found)
+			return cerr(c, "lists[%zu].tree: no tree named \"%s\"",
+				    i, cfg->lists[i].tree);
+	}
+	for (i = 0; i < cfg->mail.n_opt_in_lists; i++)
+		if (!has_list(cfg, cfg->mail.opt_in_lists[i]))
+			return cerr(c, "mail.opt_in_lists[%zu]: no list named "
+				    "\"%s\"", i, cfg->mail.opt_in_lists[i]);
+	return 0;
+}
+
+static int load_root(struct cctx *c, json_t *root, struct config *cfg)
+{
+	static const char *const keys[] = { "state_dir", "database", "api",
+					    "trees", "arches", "hosts",
+					    "plans", "stats", "lists",
+					    "url_allowlist", "mail", "limits",
+					    NULL };
+	char *dbdef;
+
+	if (!json_is_object(root))
+		return cerr(c, "the top level must be a JSON object");
+	if (check_object(c, root, keys) ||
+	    get_path(c, root, "state_dir", 0, "/var/lib/kregress",
+		     &cfg->state_dir))
+		return -1;
+	dbdef = xcalloc(strlen(cfg->state_dir) + 16, 1);
+	strcpy(dbdef, cfg->state_dir);
+	strcat(dbdef, "/kregress.db");
+	if (get_path(c, root, "database", 0, dbdef, &cfg->database)) {
+		free(dbdef);
+		return -1;
+	}
+	free(dbdef);
+	if (load_api(c, root, cfg) || load_trees(c, root, cfg) ||
+	    load_arches(c, root, cfg) || load_hosts(c, root, cfg) ||
+	    load_plans(c, root, cfg) || load_stats(c, root, cfg) ||
+	    load_lists(c, root, cfg) || load_allowlist(c, root, cfg) ||
+	    load_mail(c, root, cfg) || load_limits(c, root, cfg))
+		return -1;
+	return check_references(c, cfg);
+}
+
+static char *dir_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char cwd[PATH_MAX], *d;
+	struct strbuf sb = STRBUF_INIT;
+
+	if (slash && path[0] == '/') {
+		d = xcalloc(slash - path + 2, 1);
+		memcpy(d, path, slash == path ? 1 : (size_t)(slash - path));
+		return d;
+	}
+	if (!getcwd(cwd, sizeof(cwd)))
+		strcpy(cwd, "/");
+	strbuf_addstr(&sb, cwd);
+	if (slash) {
+		strbuf_addch(&sb, '/');
+		strbuf_add(&sb, path, slash - path);
+	}
+	return strbuf_detach(&sb, NULL);
+}
+
+int config_parse(const char *text, size_t len, const char *path,
+		 struct config **out, struct strbuf *err)
+{
+	struct cctx c = { .file = path, .path = STRBUF_INIT, .err = err };
+	struct config *cfg = xcalloc(1, sizeof(*cfg));
+	json_error_t jerr;
+	json_t *root;
+
+	c.dir = dir_of(path);
+	cfg->file = xstrdup(path);
+	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+	if (!root) {
+		/* jansson names no key for duplicates; the line does. */
+		cerr(&c, "line %d column %d: %s", jerr.line, jerr.column,
+		     strstr(jerr.text, "JSON_ALLOW_NUL") ?
+		     "NUL character (\\u0000) in a string" : jerr.text);
+	} else {
+		load_root(&c, root, cfg);
+	}
+	json_decref(root);
+	strbuf_release(&c.path);
+	free(c.dir);
+	if (c.failed) {
+		config_free(cfg);
+		return -1;
+	}
+	*out = cfg;
+	return 0;
+}
+
+int config_load(const char *path, struct config **out, struct strbuf *err)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char chunk[65536];
+	ssize_t n;
+	int fd, ret = -1;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		strbuf_addf(err, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			strbuf_addf(err, "%s: %s", path, strerror(errno));
+			goto out;
+		}
+		if (sb.len + n > CONFIG_MAX_BYTES) {
+			strbuf_addf(err, "%s: larger than %d bytes", path,
+				    CONFIG_MAX_BYTES);
+			goto out;
+		}
+		strbuf_add(&sb, chunk, n);
+	}
+	ret = config_parse(sb.buf, sb.len, path, out, err);
+out:
+	close(fd);
+	strbuf_release(&sb);
+	return ret;
+}
+
+static void free_strings(char **s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; s && i < n; i++)
+		free(s[i]);
+	free(s);
+}
+
+void config_free(struct config *cfg)
+{
+	size_t i;
+	int a, k;
+
+	if (!cfg)
+		return;
+	free(cfg->file);
+	free(cfg->state_dir);
+	free(cfg->database);
+	free(cfg->api.listen);
+	free(cfg->api.host);
+	for (i = 0; i < cfg->api.n_tokens; i++) {
+		free(cfg->api.tokens[i].name);
+		free(cfg->api.tokens[i].value);
+	}
+	free(cfg->api.tokens);
+	for (i = 0; i < cfg->n_trees; i++) {
+		free(cfg->trees[i].name);
+		free(cfg->trees[i].path);
+		free(cfg->trees[i].branch);
+		free_strings(cfg->trees[i].lists, cfg->trees[i].n_lists);
+		free(cfg->trees[i].refresh_remote);
+	}
+	free(cfg->trees);
+	for (a = 0; a < CONFIG_ARCH_COUNT; a++) {
+		free(cfg->arches[a].base_config);
+		free_strings(cfg->arches[a].fragments,
+			     cfg->arches[a].n_fragments);
+		free(cfg->arches[a].cross_compile);
+		for (k = 0; k < 3; k++)
+			free(cfg->plans[a][k]);
+	}
+	for (i = 0; i < cfg->n_hosts; i++) {
+		free(cfg->hosts[i].name);
+		free(cfg->hosts[i].uri);
+	}
+	free(cfg->hosts);
+	free(cfg->stats.fdr_method);
+	for (i = 0; i < cfg->n_lists; i++) {
+		struct config_list *l = &cfg->lists[i];
+
+		free(l->name);
+		free(l->feed_url);
+		free(l->query_url);
+		free_strings(l->subject_filters, l->n_subject_filters);
+		free_strings(l->path_filters, l->n_path_filters);
+		free(l->tree);
+	}
+	free(cfg->lists);
+	free_strings(cfg->url_allowlist, cfg->n_url_allowlist);
+	free(cfg->mail.smtp_url);
+	free(cfg->mail.from);
+	free(cfg->mail.moderation_address);
+	free(cfg->mail.outbox_dir);
+	free_strings(cfg->mail.opt_in_lists, cfg->mail.n_opt_in_lists);
+	free(cfg);
+}

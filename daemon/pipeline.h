@@ -1,0 +1,108 @@
+/*
+ * pipeline.h - the series state machine of DESIGN.md §1.
+ *
+ * A series goes through the stages fetch -> apply -> build -> run ->
+ * analyze -> report, each one a job kind in the queue.  pipeline_run_job()
+ * runs one claimed job: it sets the series to the stage's running status,
+ * calls the stage function, and records the outcome in ONE transaction:
+ * job finished + series moved on + next stage enqueued, or job failed +
+ * series in a failure status with its reason.  A stage without a function
+ * yet fails its job permanently with "not implemented yet" and the series
+ * goes to "failed" with "<stage>: not implemented yet": never a faked
+ * success.
+ *
+ * Series statuses (series.status):
+ *   queued -> fetching -> fetched -> applying -> applied -> building ->
+ *   built -> running -> ran -> analyzing -> analyzed -> reporting -> done
+ * and the failure statuses fetch-failed, incomplete, does-not-apply,
+ * build-failed, boot-failed, failed, each with series.status_reason.
+ *
+ * Test hook: when the environment variable KREGRESS_TEST_STAGE_SLEEP is a
+ * number of seconds, every job sleeps that long (while holding its lease)
+ * before its stage runs, so that tests can kill the daemon mid-lease.
+ */
+#ifndef KREGRESS_PIPELINE_H
+#define KREGRESS_PIPELINE_H
+
+#include <signal.h>
+
+#include "strbuf.h"
+
+struct config;
+struct db;
+struct job;
+
+enum pipeline_result {
+	PIPELINE_OK,		/* stage done: move on */
+	PIPELINE_RETRY,		/* transient failure: retry with backoff */
+	PIPELINE_FAIL,		/* permanent failure: series fails */
+	PIPELINE_INTERRUPTED,	/* stopping: give the job back untouched */
+};
+const char *pipeline_result_str(enum pipeline_result r);
+
+/* What a stage function reports besides its result. */
+struct pipeline_outcome {
+	struct strbuf reason;	/* why it failed; empty on success */
+	const char *fail_status; /* NULL = the stage's failure status */
+};
+
+struct pipeline_ctx {
+	struct db *db;			/* the worker's own connection */
+	const struct config *cfg;	/* may be NULL in tests */
+	const char *owner;		/* lease owner of the jobs */
+	int lease_s;
+	/* Set (to non-zero) by the daemon when it is stopping. */
+	const volatile sig_atomic_t *stop;
+	/* NULL = pipeline_stages; tests substitute their own table. */
+	const struct pipeline_stage *stages;
+};
+
+/*
+ * A stage function does the work of one job; it must not touch the job's
+ * row (the pipeline does) and should return PIPELINE_INTERRUPTED soon
+ * after *ctx->stop becomes set.
+ */
+typedef enum pipeline_result (*pipeline_stage_fn)(struct pipeline_ctx *ctx,
+						  const struct job *job,
+						  struct pipeline_outcome *out);
+
+struct pipeline_stage {
+	const char *kind;	/* job kind: "fetch", ... */
+	const char *running;	/* series status while it runs */
+	const char *done;	/* series status when it succeeded */
+	const char *failed;	/* series status when it failed */
+	const char *next;	/* next job kind, NULL = last stage */
+	pipeline_stage_fn run;	/* NULL = not implemented yet */
+};
+
+/* The stage table, in pipeline order, terminated by a NULL kind. */
+extern const struct pipeline_stage pipeline_stages[];
+
+/* The stage for a job kind in table (NULL = pipeline_stages), or NULL. */
+const struct pipeline_stage *
+pipeline_stage_find(const struct pipeline_stage *table, const char *kind);
+
+/*
+ * Queues the first stage of a series (joins the caller's transaction, as
+ * all jobq calls do); the series must exist with status "queued".
+ */
+int pipeline_start(struct db *db, long long series_id, long long *job_id);
+
+/*
+ * Runs a job claimed by ctx->owner and records its outcome (see above).
+ * Returns the stage's result, or -1 (logged) when the outcome could not
+ * be recorded (the job keeps its lease and is recovered later).
+ */
+int pipeline_run_job(struct pipeline_ctx *ctx, const struct job *job);
+
+/*
+ * Start-up recovery, in one transaction: releases every lease not held by
+ * owner (jobq_release_stale()) and fails the series whose last job can no
+ * longer run.  owner NULL is the periodic sweep: only expired leases, and
+ * the series check only when a lease was released.  *released and
+ * *orphans (optional) receive the counts.
+ */
+int pipeline_recover(struct db *db, const char *owner, int *released,
+		     int *orphans);
+
+#endif

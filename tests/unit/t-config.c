@@ -1,0 +1,311 @@
+/*
+ * t-config.c - configuration loading: the complete example, defaults,
+ * relative paths, and each kind of bad input with the exact one-line
+ * message naming the key's path.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "strbuf.h"
+#include "tap.h"
+
+static struct config *good(const char *json, const char *what)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct config *cfg = NULL;
+
+	if (!ok(config_parse(json, strlen(json), "/etc/kr/config.json", &cfg,
+			     &err) == 0, "%s loads", what))
+		diag("error: %s", err.buf);
+	strbuf_release(&err);
+	return cfg;
+}
+
+static void bad(const char *json, const char *want, const char *what)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct config *cfg = NULL;
+	int r;
+
+	r = config_parse(json, strlen(json), "config.json", &cfg, &err);
+	ok(r == -1 && !cfg, "%s: refused", what);
+	is_str(err.buf, want, "%s: message", what);
+	ok(!strchr(err.buf, '\n'), "%s: one line", what);
+	config_free(cfg);
+	strbuf_release(&err);
+}
+
+static void test_example(void)
+{
+	const char *src = getenv("KREGRESS_SRC");
+	struct strbuf path = STRBUF_INIT, err = STRBUF_INIT, want = STRBUF_INIT;
+	struct config *cfg = NULL;
+
+	strbuf_addf(&path, "%s/config.example.json", src ? src : ".");
+	if (!ok(config_load(path.buf, &cfg, &err) == 0,
+		"config.example.json loads")) {
+		diag("error: %s", err.buf);
+		goto out;
+	}
+	is_str(cfg->state_dir, "/var/lib/kregress", "state_dir");
+	is_str(cfg->database, "/var/lib/kregress/kregress.db", "database");
+	is_str(cfg->api.host, "127.0.0.1", "api host");
+	is_int(cfg->api.port, 8080, "api port");
+	is_int(cfg->api.n_tokens, 1, "one token");
+	is_str(cfg->api.tokens[0].name, "admin", "token name");
+	is_int(cfg->n_trees, 1, "one tree");
+	is_str(cfg->trees[0].lists[0], "linux-mm", "tree's list");
+	is_int(cfg->trees[0].refresh_interval_s, 3600, "refresh interval");
+	ok(cfg->has_arch[CONFIG_ARCH_X86_64] &&
+	   cfg->has_arch[CONFIG_ARCH_ARM64],
+	   "both arches");
+	is_str(cfg->arches[CONFIG_ARCH_ARM64].cross_compile,
+	       "aarch64-linux-gnu-", "arm64 cross prefix");
+	ok(cfg->arches[CONFIG_ARCH_X86_64].fragments[0][0] == '/',
+	   "fragment path made absolute");
+	strbuf_addstr(&want, "/builders/configs/x86_64-mm.config");
+	ok(strstr(cfg->arches[CONFIG_ARCH_X86_64].fragments[0], want.buf) !=
+	   NULL, "fragment relative to the config's directory");
+	is_int(cfg->n_hosts, 2, "two hosts");
+	is_int(cfg->hosts[1].arch, CONFIG_ARCH_ARM64, "host arch");
+	is_int(cfg->hosts[1].accel, CONFIG_ACCEL_TCG, "host accel");
+	ok(cfg->plans[CONFIG_ARCH_ARM64][CONFIG_ACCEL_TCG] != NULL,
+	   "arm64 tcg plan");
+	is_double(cfg->stats.threshold_pct, 3, 1e-12, "threshold");
+	is_str(cfg->stats.fdr_method, "bh", "fdr method");
+	is_int(cfg->n_lists, 1, "one list");
+	is_int(cfg->lists[0].n_path_filters, 2, "path filters");
+	is_int(cfg->mail.policy, CONFIG_MAIL_OUTBOX, "mail policy");
+	is_int(cfg->limits.workers, 2, "workers");
+	is_int(cfg->limits.log_max_bytes, 16777216, "log_max_bytes");
+out:
+	config_free(cfg);
+	strbuf_release(&path);
+	strbuf_release(&err);
+	strbuf_release(&want);
+}
+
+static void test_defaults(void)
+{
+	struct config *cfg = good("{}", "empty object");
+
+	if (!cfg)
+		return;
+	is_str(cfg->state_dir, "/var/lib/kregress", "default state_dir");
+	is_str(cfg->database, "/var/lib/kregress/kregress.db",
+	       "default database under state_dir");
+	is_str(cfg->api.listen, "127.0.0.1:8080", "default listen");
+	is_int(cfg->api.n_tokens, 0, "no tokens by default");
+	is_int(cfg->api.max_body_bytes, 16 << 20, "default body cap");
+	is_int(cfg->n_hosts, 1, "default host");
+	is_str(cfg->hosts[0].uri, "qemu:///system", "local libvirt");
+	ok(cfg->has_arch[0] && cfg->has_arch[1], "both arches by default");
+	is_int(cfg->arches[0].make_jobs, 2, "default make_jobs");
+	is_str(cfg->arches[0].base_config, "tinyconfig", "default base");
+	is_int(cfg->n_url_allowlist, 2, "default allowlist");
+	is_str(cfg->url_allowlist[0], "https://lore.kernel.org/", "lore");
+	is_double(cfg->stats.alpha, 0.05, 1e-12, "default alpha");
+	is_int(cfg->stats.min_samples, 5, "default min_samples");
+	is_int(cfg->mail.policy, CONFIG_MAIL_OUTBOX, "outbox by default");
+	is_str(cfg->mail.outbox_dir, "/var/lib/kregress/outbox",
+	       "outbox under state_dir");
+	is_int(cfg->limits.workers, 2, "default workers");
+	is_int(cfg->limits.boot_timeout_s, 300, "default boot timeout");
+	config_free(cfg);
+
+	cfg = good("{\"state_dir\": \"state\", \"api\": {\"listen\": "
+		   "\"[::1]:9000\"}, \"arches\": {\"arm64\": {}}, "
+		   "\"hosts\": []}", "relative paths");
+	if (!cfg)
+		return;
+	is_str(cfg->state_dir, "/etc/kr/state", "relative to the file's dir");
+	is_str(cfg->database, "/etc/kr/state/kregress.db", "database too");
+	is_str(cfg->api.host, "::1", "IPv6 host without brackets");
+	is_int(cfg->api.port, 9000, "port");
+	ok(!cfg->has_arch[CONFIG_ARCH_X86_64] &&
+	   cfg->has_arch[CONFIG_ARCH_ARM64], "only the arch listed");
+	is_int(cfg->n_hosts, 0, "empty host list kept empty");
+	config_free(cfg);
+
+	cfg = good("{\"arches\": {\"arm64\": {}}}", "arm64 only");
+	if (!cfg)
+		return;
+	is_int(cfg->hosts[0].arch, CONFIG_ARCH_ARM64,
+	       "default host takes the configured arch");
+	config_free(cfg);
+	config_free(NULL);
+}
+
+#define H0 "{\"name\":\"a\",\"uri\":\"qemu:///system\",\"arch\":\"x86_64\"}"
+
+static void test_bad(void)
+{
+	bad("{ nope", "config.json: line 1 column 6: string or '}' expected "
+	    "near 'nope'", "not JSON");
+	bad("", "config.json: line 1 column 0: '[' or '{' expected near end "
+	    "of file", "empty file");
+	bad("[]", "config.json: the top level must be a JSON object",
+	    "top level an array");
+	bad("{\"state_dir\": \"/a\",\n \"state_dir\": \"/b\"}",
+	    "config.json: line 2 column 12: duplicate object key near "
+	    "'\"state_dir\"'", "duplicate key");
+	bad("{\"bogus\": 1}", "config.json: bogus: unknown key",
+	    "unknown top-level key");
+	bad("{\"hosts\": [" H0 ", {\"name\":\"b\",\"uri\":\"qemu:///system\","
+	    "\"arch\":\"x86_64\",\"cpu\":1}]}",
+	    "config.json: hosts[1].cpu: unknown key", "unknown nested key");
+	bad("{\"hosts\": [" H0 ", {\"name\":\"b\",\"uri\":\"http://x/\","
+	    "\"arch\":\"x86_64\"}]}", "config.json: hosts[1].uri: not a "
+	    "libvirt URI (e.g. qemu:///system, qemu+ssh://host/system)",
+	    "bad libvirt URI");
+	bad("{\"hosts\": [{\"name\":\"a\",\"arch\":\"x86_64\"}]}",
+	    "config.json: hosts[0].uri: required key missing",
+	    "missing required key");
+	bad("{\"hosts\": [" H0 ", " H0 "]}",
+	    "config.json: hosts[1].name: duplicate name", "duplicate host");
+	bad("{\"hosts\": {}}", "config.json: hosts: expected an array, not "
+	    "an object", "hosts not an array");
+	bad("{\"hosts\": [{\"name\":\"a\",\"uri\":\"qemu:///system\","
+	    "\"arch\":\"x86_64\",\"accel\":\"hvf\"}]}", "config.json: "
+	    "hosts[0].accel: \"hvf\" is not one of \"auto\", \"kvm\" or "
+	    "\"tcg\"", "bad accel");
+	bad("{\"arches\": {\"x86_64\": {}}, \"hosts\": [{\"name\":\"a\","
+	    "\"uri\":\"qemu:///system\",\"arch\":\"arm64\"}]}",
+	    "config.json: hosts[0].arch: architecture not configured in "
+	    "\"arches\"", "host arch without arches entry");
+	bad("{\"hosts\": [{\"name\":\"a b\",\"uri\":\"qemu:///system\","
+	    "\"arch\":\"x86_64\"}]}", "config.json: hosts[0].name: \"a b\" "
+	    "is not a valid name (letters, digits, '.', '_', '-'; at most "
+	    "64)", "bad name");
+	bad("{\"limits\": {\"workers\": \"two\"}}", "config.json: "
+	    "limits.workers: expected an integer, not a string",
+	    "wrong type");
+	bad("{\"limits\": {\"workers\": 0}}", "config.json: limits.workers: "
+	    "0 is out of range (1 to 64)", "out of range");
+	bad("{\"limits\": {\"workers\": 2.5}}", "config.json: "
+	    "limits.workers: expected an integer, not a number",
+	    "real for an integer");
+	bad("{\"stats\": {\"alpha\": 0.7}}", "config.json: stats.alpha: 0.7 "
+	    "is out of range (above 0 to 0.5)", "alpha too large");
+	bad("{\"stats\": {\"min_samples\": 10, \"max_boots_per_side\": 5}}",
+	    "config.json: stats.max_boots_per_side: smaller than "
+	    "min_samples", "max boots below min samples");
+	bad("{\"stats\": {\"fdr_method\": true}}", "config.json: "
+	    "stats.fdr_method: expected a string, not a boolean",
+	    "boolean for a string");
+	bad("{\"api\": {\"listen\": \"8080\"}}", "config.json: api.listen: "
+	    "not HOST:PORT (an IPv4 address, [IPv6] or localhost, and a port "
+	    "1-65535)", "listen without host");
+	bad("{\"api\": {\"listen\": \"127.0.0.1:99999\"}}", "config.json: "
+	    "api.listen: not HOST:PORT (an IPv4 address, [IPv6] or "
+	    "localhost, and a port 1-65535)", "port out of range");
+	bad("{\"api\": {\"tokens\": [{\"name\": \"x\", "
+	    "\"value\": \"short\"}]}}",
+	    "config.json: api.tokens[0].value: token too short (at least 16 "
+	    "characters, no blanks)", "short token");
+	bad("{\"api\": {\"tokens\": [{\"name\": \"x\"}]}}", "config.json: "
+	    "api.tokens[0]: needs exactly one of \"value\" and \"file\"",
+	    "token without value");
+	bad("{\"api\": {\"tokens\": [{\"name\": \"x\", \"file\": "
+	    "\"/nonexistent/token\"}]}}", "config.json: api.tokens[0].file: "
+	    "/nonexistent/token: No such file or directory",
+	    "missing token file");
+	bad("{\"arches\": {\"ppc64\": {}}}", "config.json: arches.ppc64: "
+	    "unknown architecture (\"x86_64\" or \"arm64\")",
+	    "unknown arch");
+	bad("{\"arches\": {\"x86_64\": {\"base_config\": \"allyesconfig\"}}}",
+	    "config.json: arches.x86_64.base_config: \"allyesconfig\" is not "
+	    "one of \"tinyconfig\" or \"defconfig\"", "bad base config");
+	bad("{\"arches\": {\"x86_64\": {\"fragments\": [\"a\", 3]}}}",
+	    "config.json: arches.x86_64.fragments[1]: expected a string, not "
+	    "an integer", "bad fragment");
+	bad("{\"plans\": {\"x86_64\": {\"hvf\": \"p\"}}}", "config.json: "
+	    "plans.x86_64.hvf: unknown key", "plan for unknown accel");
+	bad("{\"lists\": [{\"name\": \"mm\"}]}", "config.json: lists[0]: "
+	    "needs exactly one of \"feed_url\" and \"query_url\"",
+	    "list without URL");
+	bad("{\"lists\": [{\"name\": \"mm\", \"feed_url\": \"ftp://x/\"}]}",
+	    "config.json: lists[0].feed_url: not an http:// or https:// URL",
+	    "list with a bad URL");
+	bad("{\"lists\": [{\"name\": \"mm\", \"feed_url\": \"https://x/\", "
+	    "\"subject_filters\": [\"(\"]}]}", "config.json: "
+	    "lists[0].subject_filters[0]: not a valid regular expression: "
+	    "Unmatched ( or \\(", "bad regex");
+	bad("{\"lists\": [{\"name\": \"mm\", \"feed_url\": \"https://x/\", "
+	    "\"tree\": \"nope\"}]}", "config.json: lists[0].tree: no tree "
+	    "named \"nope\"", "list of a missing tree");
+	bad("{\"trees\": [{\"name\": \"t\", \"path\": \"/t\", \"lists\": "
+	    "[\"nope\"]}]}", "config.json: trees[0].lists[0]: no list named "
+	    "\"nope\"", "tree of a missing list");
+	bad("{\"trees\": [{\"name\": \"t\", \"path\": \"/t\", \"refresh\": "
+	    "{\"interval_s\": 60}}]}", "config.json: trees[0].refresh.remote: "
+	    "required key missing", "refresh without remote");
+	bad("{\"url_allowlist\": [\"https://lore.kernel.org\"]}",
+	    "config.json: url_allowlist[0]: not an http(s) URL prefix ending "
+	    "the host with '/' (e.g. https://lore.kernel.org/)",
+	    "allowlist prefix without slash");
+	bad("{\"mail\": {\"policy\": \"moderate\"}}", "config.json: "
+	    "mail.smtp_url: required unless policy is \"outbox\"",
+	    "moderate without SMTP");
+	bad("{\"mail\": {\"smtp_url\": \"smtp://x\", \"policy\": \"list\"}}",
+	    "config.json: mail.moderation_address: required unless policy is "
+	    "\"outbox\"", "list policy without moderation address");
+	bad("{\"mail\": {\"opt_in_lists\": [\"mm\"]}}", "config.json: "
+	    "mail.opt_in_lists[0]: no list named \"mm\"",
+	    "opt-in of a missing list");
+	bad("{\"mail\": {\"smtp_url\": \"http://x\"}}", "config.json: "
+	    "mail.smtp_url: not an smtp:// or smtps:// URL", "bad SMTP URL");
+	bad("{\"database\": \"\"}", "config.json: database: empty path",
+	    "empty path");
+	bad("{\"state_dir\": \"a\\u0000b\"}", "config.json: line 1 column 24: "
+	    "NUL character (\\u0000) in a string", "NUL in a string");
+}
+
+static void test_token_file(void)
+{
+	char dir[] = "/tmp/t-config.XXXXXX", path[64], json[256];
+	struct strbuf err = STRBUF_INIT;
+	struct config *cfg = NULL;
+	FILE *f;
+
+	if (!mkdtemp(dir))
+		return;
+	snprintf(path, sizeof(path), "%s/token", dir);
+	f = fopen(path, "w");
+	fputs("  0123456789abcdef0123  \nsecond line ignored\n", f);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/config.json", dir);
+	snprintf(json, sizeof(json), "{\"api\": {\"tokens\": [{\"name\": "
+		 "\"ci\", \"file\": \"token\"}]}}");
+	f = fopen(path, "w");
+	fputs(json, f);
+	fclose(f);
+	ok(config_load(path, &cfg, &err) == 0, "token file relative to the "
+	   "config file");
+	if (cfg)
+		is_str(cfg->api.tokens[0].value, "0123456789abcdef0123",
+		       "first line, trimmed");
+	config_free(cfg);
+	cfg = NULL;
+	strbuf_reset(&err);
+	ok(config_load("/nonexistent.json", &cfg, &err) == -1,
+	   "missing file refused");
+	is_str(err.buf, "/nonexistent.json: No such file or directory",
+	       "missing file message");
+	snprintf(json, sizeof(json), "rm -rf %s", dir);
+	if (system(json))
+		diag("cannot remove %s", dir);
+	strbuf_release(&err);
+}
+
+int main(void)
+{
+	test_example();
+	test_defaults();
+	test_bad();
+	test_token_file();
+	return done_testing();
+}

@@ -1,0 +1,323 @@
+/*
+ * t-pipeline.c - the series state machine: stages not implemented fail
+ * honestly, a successful stage moves the series on and enqueues the next
+ * one atomically, permanent and transient failures give the right status
+ * and reason, an interrupted job is given back, and start-up recovery
+ * fails series whose job can no longer run.
+ */
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db.h"
+#include "db_pipeline.h"
+#include "jobq.h"
+#include "pipeline.h"
+#include "tap.h"
+
+static char dir[] = "/tmp/t-pipeline.XXXXXX";
+
+static __attribute__((format(printf, 2, 3)))
+long long q_int(struct db *db, const char *fmt, ...)
+{
+	sqlite3_stmt *st;
+	char sql[512];
+	long long v = -12345;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(sql, sizeof(sql), fmt, ap);
+	va_end(ap);
+	if (sqlite3_prepare_v2(db_sqlite(db), sql, -1, &st, NULL) != SQLITE_OK)
+		return v;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+static long long new_series(struct db *db)
+{
+	db_exec(db, "INSERT INTO series (subject, created_at, updated_at) "
+		"VALUES ('[PATCH] mm: test', 0, 0)");
+	return sqlite3_last_insert_rowid(db_sqlite(db));
+}
+
+/* "status|reason" of a series. */
+static const char *series_state(struct db *db, long long id)
+{
+	static char buf[256];
+	char *status = NULL, *reason = NULL;
+
+	if (db_pipeline_get_status(db, id, &status, &reason))
+		snprintf(buf, sizeof(buf), "(missing)");
+	else
+		snprintf(buf, sizeof(buf), "%s|%s", status,
+			 reason ? reason : "");
+	free(status);
+	free(reason);
+	return buf;
+}
+
+static int claim_run(struct pipeline_ctx *ctx, const char *kind)
+{
+	struct job j;
+	int r;
+
+	if (jobq_claim(ctx->db, ctx->owner, 60, &j) != 1)
+		return -100;
+	if (strcmp(j.kind, kind)) {
+		diag("claimed %s, expected %s", j.kind, kind);
+		job_release(&j);
+		return -101;
+	}
+	r = pipeline_run_job(ctx, &j);
+	job_release(&j);
+	return r;
+}
+
+static enum pipeline_result stage_ok(struct pipeline_ctx *ctx,
+				     const struct job *job,
+				     struct pipeline_outcome *out)
+{
+	return PIPELINE_OK;
+}
+
+static enum pipeline_result stage_no_apply(struct pipeline_ctx *ctx,
+					   const struct job *job,
+					   struct pipeline_outcome *out)
+{
+	strbuf_addstr(&out->reason, "patch 2/3 (mm/memory.c): hunk #1 "
+		      "failed");
+	return PIPELINE_FAIL;
+}
+
+static enum pipeline_result stage_flaky(struct pipeline_ctx *ctx,
+					const struct job *job,
+					struct pipeline_outcome *out)
+{
+	strbuf_addstr(&out->reason, "lore.kernel.org: HTTP 503");
+	return PIPELINE_RETRY;
+}
+
+static enum pipeline_result stage_incomplete(struct pipeline_ctx *ctx,
+					     const struct job *job,
+					     struct pipeline_outcome *out)
+{
+	strbuf_addstr(&out->reason, "2 of 3 patches");
+	out->fail_status = "incomplete";
+	return PIPELINE_FAIL;
+}
+
+static void test_table(void)
+{
+	const struct pipeline_stage *s;
+	const char *chain[] = { "fetch", "apply", "build", "run", "analyze",
+				"report" };
+	size_t i;
+
+	for (i = 0; i < 6; i++) {
+		s = pipeline_stage_find(NULL, chain[i]);
+		if (!ok(s != NULL, "stage %s exists", chain[i]))
+			return;
+		is_str(s->next, i < 5 ? chain[i + 1] : NULL, "%s is followed "
+		       "by %s", chain[i], i < 5 ? chain[i + 1] : "nothing");
+	}
+	ok(pipeline_stage_find(NULL, "bogus") == NULL, "unknown kind");
+	is_str(pipeline_stage_find(NULL, "report")->done, "done",
+	       "report ends in done");
+}
+
+static void test_not_implemented(struct pipeline_ctx *ctx)
+{
+	long long sid = new_series(ctx->db), jid;
+
+	ok(pipeline_start(ctx->db, sid, &jid) == 0, "series started");
+	is_int(claim_run(ctx, "fetch"), PIPELINE_FAIL,
+	       "unimplemented fetch fails");
+	is_str(series_state(ctx->db, sid), "failed|fetch: not implemented yet",
+	       "series failed with the stage's reason");
+	is_int(q_int(ctx->db, "SELECT count(*) FROM job WHERE id = %lld AND "
+		     "state = 'failed' AND last_error = 'not implemented yet'",
+		     jid), 1, "job failed with \"not implemented yet\"");
+	is_int(q_int(ctx->db, "SELECT count(*) FROM job WHERE series_id = "
+		     "%lld", sid), 1, "no further job queued");
+	is_int(q_int(ctx->db, "SELECT attempts FROM job WHERE id = %lld", jid),
+	       1, "not retried");
+}
+
+static void test_flow(struct pipeline_ctx *ctx)
+{
+	struct pipeline_stage t[7];
+	long long sid;
+
+	memcpy(t, pipeline_stages, sizeof(t));
+	t[0].run = stage_ok;
+	t[1].run = stage_no_apply;
+	ctx->stages = t;
+
+	sid = new_series(ctx->db);
+	pipeline_start(ctx->db, sid, NULL);
+	is_int(claim_run(ctx, "fetch"), PIPELINE_OK, "fetch succeeds");
+	is_str(series_state(ctx->db, sid), "fetched|", "series fetched");
+	is_int(q_int(ctx->db, "SELECT count(*) FROM job WHERE series_id = "
+		     "%lld AND kind = 'apply' AND state = 'queued'", sid), 1,
+	       "apply queued");
+	is_int(claim_run(ctx, "apply"), PIPELINE_FAIL, "apply fails");
+	is_str(series_state(ctx->db, sid), "does-not-apply|apply: patch 2/3 "
+	       "(mm/memory.c): hunk #1 failed", "does-not-apply with the "
+	       "reason");
+	is_int(q_int(ctx->db, "SELECT count(*) FROM job WHERE series_id = "
+		     "%lld AND kind = 'build'", sid), 0, "no build queued");
+
+	/* A stage may pick its own failure status. */
+	t[0].run = stage_incomplete;
+	sid = new_series(ctx->db);
+	pipeline_start(ctx->db, sid, NULL);
+	is_int(claim_run(ctx, "fetch"), PIPELINE_FAIL, "incomplete series");
+	is_str(series_state(ctx->db, sid), "incomplete|fetch: 2 of 3 patches",
+	       "status chosen by the stage");
+
+	/* Apply succeeds but enqueuing build fails: nothing is recorded. */
+	t[0].run = stage_ok;
+	t[1].run = stage_ok;
+	sid = new_series(ctx->db);
+	pipeline_start(ctx->db, sid, NULL);
+	claim_run(ctx, "fetch");
+	db_exec(ctx->db, "CREATE TRIGGER no_build BEFORE INSERT ON job "
+		"WHEN NEW.kind = 'build' BEGIN "
+		"SELECT RAISE(ABORT, 'injected failure'); END");
+	is_int(claim_run(ctx, "apply"), -1, "outcome cannot be recorded");
+	is_str(series_state(ctx->db, sid), "applying|", "series not moved "
+	       "on");
+	is_int(q_int(ctx->db, "SELECT count(*) FROM job WHERE series_id = "
+		     "%lld AND kind = 'apply' AND state = 'running'", sid), 1,
+	       "apply job still leased, not finished");
+	ok(!db_in_transaction(ctx->db), "transaction rolled back");
+	db_exec(ctx->db, "DROP TRIGGER no_build");
+
+	/* The stages after apply are not implemented: run stops there. */
+	db_exec(ctx->db, "UPDATE job SET state = 'done' WHERE kind = 'apply' "
+		"AND state = 'running'");
+	db_exec(ctx->db, "UPDATE job SET state = 'failed' WHERE state = "
+		"'queued'");
+	sid = new_series(ctx->db);
+	pipeline_start(ctx->db, sid, NULL);
+	claim_run(ctx, "fetch");
+	claim_run(ctx, "apply");
+	is_str(series_state(ctx->db, sid), "applied|", "applied");
+	is_int(claim_run(ctx, "build"), PIPELINE_FAIL, "build not "
+	       "implemented");
+	is_str(series_state(ctx->db, sid), "failed|build: not implemented yet",
+	       "series failed at build");
+	ctx->stages = NULL;
+}
+
+static long long fake_now = 2000000000;
+
+static long long fake_clock(void)
+{
+	return fake_now;
+}
+
+static void test_retry(struct pipeline_ctx *ctx)
+{
+	struct pipeline_stage t[7];
+	long long sid;
+	int i;
+
+	memcpy(t, pipeline_stages, sizeof(t));
+	t[0].run = stage_flaky;
+	ctx->stages = t;
+	jobq_set_clock(fake_clock);
+	sid = new_series(ctx->db);
+	pipeline_start(ctx->db, sid, NULL);
+	is_int(claim_run(ctx, "fetch"), PIPELINE_RETRY, "transient failure");
+	is_str(series_state(ctx->db, sid), "fetching|fetch: attempt 1 of 5 "
+	       "failed, retrying: lore.kernel.org: HTTP 503",
+	       "series still fetching, with the retry reason");
+	for (i = 2; i <= 5; i++) {
+		fake_now += 3600;
+		is_int(claim_run(ctx, "fetch"), PIPELINE_RETRY, "attempt %d",
+		       i);
+	}
+	is_str(series_state(ctx->db, sid), "fetch-failed|fetch: "
+	       "lore.kernel.org: HTTP 503 (after 5 attempts)",
+	       "attempts used up: fetch-failed");
+	fake_now += 100000;
+	is_int(claim_run(ctx, "fetch"), -100, "no more attempts");
+	jobq_set_clock(NULL);
+	ctx->stages = NULL;
+}
+
+static void test_interrupt_and_recover(struct pipeline_ctx *ctx)
+{
+	static volatile sig_atomic_t stop = 1;
+	struct job j;
+	long long sid, sid2, jid;
+	int released = -1, orphans = -1;
+
+	/* Stopping while the test hook sleeps gives the job back. */
+	setenv("KREGRESS_TEST_STAGE_SLEEP", "5", 1);
+	ctx->stop = &stop;
+	sid = new_series(ctx->db);
+	pipeline_start(ctx->db, sid, &jid);
+	is_int(claim_run(ctx, "fetch"), PIPELINE_INTERRUPTED, "interrupted");
+	is_int(q_int(ctx->db, "SELECT count(*) FROM job WHERE id = %lld AND "
+		     "state = 'queued' AND attempts = 0", jid), 1,
+	       "job queued again, attempt not counted");
+	unsetenv("KREGRESS_TEST_STAGE_SLEEP");
+	ctx->stop = NULL;
+
+	/* A dead daemon "old" held this job and a single-attempt one. */
+	jobq_claim(ctx->db, "old", 60, &j);
+	job_release(&j);
+	sid2 = new_series(ctx->db);
+	pipeline_start(ctx->db, sid2, &jid);
+	q_int(ctx->db, "UPDATE job SET max_attempts = 1 WHERE id = %lld", jid);
+	jobq_claim(ctx->db, "old", 60, &j);
+	job_release(&j);
+	db_pipeline_set_status(ctx->db, sid2, "fetching", NULL);
+	ok(pipeline_recover(ctx->db, ctx->owner, &released, &orphans) == 0,
+	   "recovery");
+	is_int(released, 2, "two leases released");
+	is_int(orphans, 1, "one series could not continue");
+	is_str(series_state(ctx->db, sid2), "failed|fetch: lease lost on the "
+	       "last attempt (old)", "its series failed with the reason");
+	is_int(claim_run(ctx, "fetch"), PIPELINE_FAIL, "the other job runs "
+	       "again");
+	is_str(series_state(ctx->db, sid), "failed|fetch: not implemented yet",
+	       "and reaches its honest end");
+	is_int(q_int(ctx->db, "SELECT count(*) FROM job WHERE series_id = "
+		     "%lld", sid), 1, "still one job for the series");
+
+	/* Unknown kinds fail rather than loop. */
+	jobq_enqueue(ctx->db, "frobnicate", sid, NULL, NULL);
+	is_int(claim_run(ctx, "frobnicate"), PIPELINE_FAIL,
+	       "unknown kind fails");
+	is_str(series_state(ctx->db, sid), "failed|frobnicate: unknown job "
+	       "kind", "with a reason");
+}
+
+int main(void)
+{
+	struct pipeline_ctx ctx = { .owner = "test", .lease_s = 60 };
+	char path[128], cmd[160];
+
+	if (!mkdtemp(dir))
+		return 1;
+	snprintf(path, sizeof(path), "%s/p.db", dir);
+	if (!ok(db_open(path, &ctx.db) == 0, "open"))
+		return done_testing();
+	test_table();
+	test_not_implemented(&ctx);
+	test_flow(&ctx);
+	test_retry(&ctx);
+	test_interrupt_and_recover(&ctx);
+	db_close(ctx.db);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (system(cmd))
+		diag("cannot remove %s", dir);
+	return done_testing();
+}
