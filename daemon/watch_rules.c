@@ -1,10 +1,11 @@
 /*
  * watch_rules.c - the list watcher's pure decisions (see watch_rules.h).
  *
- * The subject filter sees the title without "[PATCH v2 1/3]", so that a
- * list configured with "^mm:" matches "[PATCH v2 1/3] mm: foo" the way a
- * maintainer reads it.  The seen-set is a ring searched linearly: it holds
- * a few thousand ids and is looked at once per feed entry per poll.
+ * A subject filter passes when it matches the whole subject or the title
+ * without "[PATCH v2 1/3]": "^\\[PATCH" and "^mm:" both match "[PATCH v2
+ * 1/3] mm: foo", the way a maintainer reads it.  The seen-set is a ring
+ * searched linearly: it holds a few thousand ids and is looked at once
+ * per feed entry per poll.
  */
 #include <fnmatch.h>
 #include <stdlib.h>
@@ -69,14 +70,16 @@ void watch_filter_release(struct watch_filter *f)
 	memset(f, 0, sizeof(*f));
 }
 
-static int subject_passes(const struct watch_filter *f, const char *title)
+static int subject_passes(const struct watch_filter *f, const char *subject,
+			  const char *title)
 {
 	size_t i;
 
 	if (!f->n_subject_res)
 		return 1;
 	for (i = 0; i < f->n_subject_res; i++)
-		if (!regexec(&f->subject_res[i], title, 0, NULL, 0))
+		if (!regexec(&f->subject_res[i], subject, 0, NULL, 0) ||
+		    !regexec(&f->subject_res[i], title, 0, NULL, 0))
 			return 1;
 	return 0;
 }
@@ -92,7 +95,7 @@ int watch_entry_wanted(const struct watch_filter *f, const char *subject,
 		*why = "a reply";
 	else if (!s.has_prefix)
 		*why = "no [PATCH] or [RFC] prefix";
-	else if (!subject_passes(f, s.title))
+	else if (!subject_passes(f, subject, s.title))
 		*why = "subject filter does not match";
 	else
 		ret = 1;
@@ -118,7 +121,7 @@ const char *watch_action_str(enum watch_action a)
 static int patch_subject_passes(const struct watch_filter *f,
 				const struct series_patch *p)
 {
-	return p && subject_passes(f, p->title);
+	return p && subject_passes(f, p->subject, p->title);
 }
 
 static int paths_pass(const struct watch_filter *f, const struct series *s)

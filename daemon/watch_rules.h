@@ -18,7 +18,8 @@ struct strbuf;
 
 /* A list's filters; an empty filter lets everything through. */
 struct watch_filter {
-	regex_t *subject_res;	/* POSIX extended, on the subject's title */
+	regex_t *subject_res;	/* POSIX ERE: on the subject, or its title
+				 * without the [PATCH ...] prefix */
 	size_t n_subject_res;
 	char **path_globs;	/* fnmatch(3) globs on touched files */
 	size_t n_path_globs;

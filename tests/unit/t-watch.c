@@ -139,6 +139,15 @@ static void test_entry_filter(void)
 	ok(!w, "no [PATCH] prefix: %s", why);
 	ok(watch_entry_wanted(&none, "[RFC] anything", &why),
 	   "no filter: any [RFC] is wanted");
+	{
+		char *full[] = { "^\\[PATCH" };
+		struct watch_filter g;
+
+		watch_filter_init(&g, full, 1, NULL, 0, &err);
+		ok(watch_entry_wanted(&g, "[PATCH v2 1/3] net: x", &why),
+		   "a filter on the whole subject matches too");
+		watch_filter_release(&g);
+	}
 	watch_filter_release(&f);
 	is_int(watch_filter_init(&f, bad, 1, NULL, 0, &err), -1,
 	       "a bad regex is refused");
