@@ -10,9 +10,11 @@
 
 #include "cli.h"
 #include "cli_series.h"
+#include "cli_watch.h"
 
 const struct cli_command cli_commands[] = {
 	{ "series parse", cli_series_parse, CLI_SERIES_PARSE_USAGE },
+	{ "lists poll", cli_lists_poll, CLI_LISTS_POLL_USAGE },
 	{ NULL, NULL, NULL },
 };
 

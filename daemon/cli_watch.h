@@ -1,0 +1,12 @@
+/*
+ * cli_watch.h - `kregress lists poll`: one poll of the watched lists.
+ */
+#ifndef KREGRESS_CLI_WATCH_H
+#define KREGRESS_CLI_WATCH_H
+
+/* kregress lists poll -c CONFIG [--force] [--rounds N]; see cli_watch.c. */
+int cli_lists_poll(int argc, char **argv);
+
+#define CLI_LISTS_POLL_USAGE "lists poll -c CONFIG [--force] [--rounds N]"
+
+#endif
