@@ -57,6 +57,7 @@ void mail_free(struct mail *m)
 	free(m->from_name);
 	free(m->from_email);
 	free(m->body);
+	free(m->raw);
 	free(m);
 }
 
@@ -361,6 +362,14 @@ int mail_parse(const char *buf, size_t len, const struct mail_limits *limits,
 		*reason = xstrdup("not a mail message (no Message-ID, Subject "
 				  "or From header)");
 		goto out;
+	}
+	if (lim.keep_raw) {
+		m->raw = malloc(len + 1);
+		if (!m->raw)
+			die("mail", "out of memory");
+		memcpy(m->raw, copy, len);
+		m->raw[len] = '\0';
+		m->raw_len = len;
 	}
 	collect_body(g_mime_message_get_mime_part(msg), &body);
 	m->body_len = body.len;

@@ -738,6 +738,7 @@ static void patch_free(struct series_patch *p)
 	for (i = 0; i < p->nr_files; i++)
 		free(p->files[i]);
 	free(p->files);
+	free(p->raw);
 	free(p);
 }
 
@@ -817,6 +818,13 @@ static struct series_patch *patch_new(struct item *it)
 	}
 	p->message = xstrndup(m->body + b->msg_start,
 			      b->msg_end - b->msg_start);
+	if (m->raw) {
+		p->raw = malloc(m->raw_len + 1);
+		if (!p->raw)
+			die("series", "out of memory");
+		memcpy(p->raw, m->raw, m->raw_len + 1);
+		p->raw_len = m->raw_len;
+	}
 	if (it->kind == ITEM_PATCH && b->has_diff) {
 		p->diff_len = b->diff.end - b->diff.start;
 		/* not strndup: a NUL in the diff must not cut it short */

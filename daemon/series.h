@@ -79,6 +79,9 @@ struct series_patch {
 	size_t diff_len;
 	char **files;		/* paths touched, in diff order, unique */
 	size_t nr_files;
+	/* The mail as received when the box kept raw bytes, else NULL. */
+	char *raw;
+	size_t raw_len;
 };
 
 enum series_status {
