@@ -125,6 +125,16 @@ run gone lists poll -c "$tmp/gone/config.json"
 	[ "$(sql gone "SELECT count(*) FROM job")" = 0 ]
 ok $? "after its wait it is recorded incomplete, with no job"
 
+# a thread whose missing patch arrives while the watcher waits
+sed 's|/lkml/missing/|/lkml/grow-1/|' "$tmp/feed2.atom" >"$tmp/feed.atom"
+config grow "$B/lkml/new.atom" '["^mm"]' '[]' 3600
+run grow lists poll -c "$tmp/grow/config.json" --rounds 2
+[ "$(rc grow)" = 0 ] && has grow "not-modified: 1 " out && \
+	has grow "waiting: 1 " out && has grow "queued: 1 " out && \
+	[ "$(grep -c "^/lkml/grow-1/t.mbox.gz" "$tmp/requests")" = 2 ] && \
+	[ "$(sql grow "SELECT total, status FROM series")" = "3|queued" ]
+ok $? "a waiting series is fetched again at the next poll and queued when complete"
+
 printf 'this is <not xml' >"$tmp/feed.atom"
 config bad "$B/lkml/new.atom" '[]' '[]' 0
 run bad lists poll -c "$tmp/bad/config.json"
