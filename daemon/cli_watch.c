@@ -11,10 +11,16 @@
  * --rounds N polls N times in one process, the later rounds with the
  * feed's ETag as the daemon would.
  * Prints what it did.
+ *
+ * `kregress lists watch -c CONFIG [--for SECONDS]` runs watch_run(), the
+ * loop the daemon runs on a thread, in the foreground until SIGINT/SIGTERM
+ * or for SECONDS, then prints the totals.
  */
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "cli.h"
@@ -86,6 +92,68 @@ int cli_lists_poll(int argc, char **argv)
 out:
 	watch_free(w);
 	db_close(db);
+	config_free(cfg);
+	strbuf_release(&err);
+	return ret;
+}
+
+static volatile sig_atomic_t watch_stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	watch_stop = 1;
+}
+
+int cli_lists_watch(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "for", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct strbuf err = STRBUF_INIT;
+	struct watch_stats st = { 0 };
+	struct config *cfg = NULL;
+	struct sigaction sa;
+	const char *path = NULL;
+	int seconds = 0, c, ret = CLI_FAILED;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "c:f:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			path = optarg;
+			break;
+		case 'f':
+			seconds = atoi(optarg);
+			if (seconds <= 0)
+				return cli_usage("lists watch");
+			break;
+		default:
+			return cli_usage("lists watch");
+		}
+	}
+	if (!path || optind != argc)
+		return cli_usage("lists watch");
+	if (config_load(path, &cfg, &err)) {
+		fprintf(stderr, "kregress: %s\n", err.buf);
+		goto out;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	if (watch_run(cfg, &watch_stop, seconds, &st))
+		goto out;
+	printf("polled: %d not-modified: %d entries: %d threads: %d "
+	       "queued: %d waiting: %d incomplete: %d skipped: %d "
+	       "errors: %d\n", st.polled, st.not_modified, st.entries,
+	       st.threads, st.queued, st.waiting, st.given_up, st.skipped,
+	       st.errors);
+	ret = CLI_OK;
+out:
 	config_free(cfg);
 	strbuf_release(&err);
 	return ret;

@@ -15,6 +15,7 @@
 const struct cli_command cli_commands[] = {
 	{ "series parse", cli_series_parse, CLI_SERIES_PARSE_USAGE },
 	{ "lists poll", cli_lists_poll, CLI_LISTS_POLL_USAGE },
+	{ "lists watch", cli_lists_watch, CLI_LISTS_WATCH_USAGE },
 	{ NULL, NULL, NULL },
 };
 

@@ -11,6 +11,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "atom.h"
 #include "config.h"
@@ -414,4 +415,51 @@ int watch_poll(struct watch *w, struct db *db, long long now, int force,
 			return -1;
 	}
 	return 0;
+}
+
+static void stats_add(struct watch_stats *to, const struct watch_stats *st)
+{
+	to->polled += st->polled;
+	to->not_modified += st->not_modified;
+	to->entries += st->entries;
+	to->threads += st->threads;
+	to->queued += st->queued;
+	to->waiting += st->waiting;
+	to->given_up += st->given_up;
+	to->skipped += st->skipped;
+	to->errors += st->errors;
+}
+
+int watch_run(const struct config *cfg, const volatile sig_atomic_t *stop,
+	      int max_s, struct watch_stats *total)
+{
+	struct timespec step = { 0, 200 * 1000 * 1000 };
+	struct watch *w = NULL;
+	struct db *db = NULL;
+	time_t start = time(NULL);
+	int ret = -1, i;
+
+	if (db_open(cfg->database, &db) || watch_new(cfg, &w))
+		goto out;
+	log_info("watch", "watching %zu list(s)", cfg->n_lists);
+	while (!*stop && (max_s <= 0 || time(NULL) - start < max_s)) {
+		struct watch_stats st = { 0 };
+
+		if (watch_poll(w, db, (long long)time(NULL), 0, &st))
+			goto out;
+		if (st.queued || st.given_up || st.errors)
+			log_info("watch", "polled %d feed(s): %d queued, %d "
+				 "waiting, %d incomplete, %d error(s)",
+				 st.polled, st.queued, st.waiting, st.given_up,
+				 st.errors);
+		if (total)
+			stats_add(total, &st);
+		for (i = 0; i < 5 && !*stop; i++)
+			nanosleep(&step, NULL);
+	}
+	ret = 0;
+out:
+	watch_free(w);
+	db_close(db);
+	return ret;
 }

@@ -20,6 +20,8 @@
 #ifndef KREGRESS_WATCH_H
 #define KREGRESS_WATCH_H
 
+#include <signal.h>
+
 struct config;
 struct db;
 struct watch;
@@ -51,5 +53,17 @@ void watch_free(struct watch *w);
  */
 int watch_poll(struct watch *w, struct db *db, long long now, int force,
 	       struct watch_stats *st);
+
+/*
+ * The watcher as a daemon thread runs it: opens its own connection to
+ * cfg->database, polls the lists as their intervals come due (checking
+ * every second), and returns when *stop becomes non-zero or, if max_s > 0,
+ * after max_s seconds.  Totals are added to st (optional).  Returns 0, or
+ * -1 (logged) when the database cannot be opened or fails.  The daemon
+ * starts it with pthread_create() after loading the configuration, sets
+ * *stop and joins it on shutdown (and restarts it on a reload).
+ */
+int watch_run(const struct config *cfg, const volatile sig_atomic_t *stop,
+	      int max_s, struct watch_stats *st);
 
 #endif

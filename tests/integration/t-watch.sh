@@ -98,6 +98,28 @@ run net lists poll -c "$tmp/net/config.json"
 		"net-1@example.org|1|queued" ]
 ok $? "a list filtering net/ paths queues the net patch, not the mm series"
 
+config loop "$B/lkml/new.atom" '["^mm"]' '["mm/*"]' 3600
+start=$(date +%s)
+run loop lists watch -c "$tmp/loop/config.json" --for 3
+end=$(date +%s)
+[ "$(rc loop)" = 0 ] && has loop "^polled: 1 .*queued: 1 " out && \
+	[ $((end - start)) -ge 3 ] && [ $((end - start)) -le 6 ] && \
+	[ "$(sql loop "SELECT count(*) FROM job WHERE kind = 'fetch'")" = 1 ]
+ok $? "lists watch: the daemon's loop polls once per interval and stops on time"
+
+"$KR" lists watch -c "$tmp/loop/config.json" >"$tmp/term.out" \
+	2>"$tmp/term.err" &
+pid=$!
+sleep 1.5
+kill -TERM $pid
+start=$(date +%s)
+wait $pid
+status=$?
+end=$(date +%s)
+[ $status = 0 ] && [ $((end - start)) -le 2 ] && \
+	grep -q "queued: 0 " "$tmp/term.out"
+ok $? "lists watch stops on SIGTERM within a second, nothing queued twice"
+
 # a feed whose only series lacks its patch 2/3
 $PY - "$tmp/feed2.atom" <<'EOF'
 import sys
