@@ -434,6 +434,33 @@ struct splitter {
 	int started;		/* some line of the current message seen */
 };
 
+/*
+ * The Message-ID of a message GMime did not take, from its header block,
+ * so that a skipped message can still be named.  NULL if none.
+ */
+static char *header_msgid(const char *buf, size_t len)
+{
+	const char *p = buf, *end = buf + len;
+
+	while (p < end && *p != '\n') {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		size_t n = eol ? (size_t)(eol - p) : (size_t)(end - p);
+
+		if (n > 11 && !strncasecmp(p, "Message-ID:", 11)) {
+			const char *lt = memchr(p, '<', n);
+			const char *gt = lt ? memchr(lt, '>', n - (size_t)(lt - p))
+				       : NULL;
+
+			if (lt && gt && gt - lt > 1 && gt - lt < 1000 &&
+			    !memchr(lt, '\0', (size_t)(gt - lt)))
+				return strndup(lt + 1, (size_t)(gt - lt - 1));
+			return NULL;
+		}
+		p = eol ? eol + 1 : end;
+	}
+	return NULL;
+}
+
 static int flush_message(struct splitter *sp)
 {
 	struct mail_skip skip = { 0 };
@@ -466,8 +493,12 @@ static int flush_message(struct splitter *sp)
 	if (!m) {
 		skip.reason = reason ? reason : xstrdup("unreadable");
 		reason = NULL;
+		if (!sp->too_big)
+			skip.message_id = header_msgid(sp->msg.buf,
+						       sp->msg.len);
 	}
 	ret = sp->cb(m, m ? NULL : &skip, sp->data);
+	free(skip.message_id);
 	free(skip.reason);
 	free(reason);
 	sp->index++;

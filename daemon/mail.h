@@ -81,7 +81,6 @@ struct mail_box {
 	size_t nr;
 	struct mail_skip *skipped;
 	size_t nr_skipped;
-	int truncated;		/* not used for caps: those fail the read */
 };
 
 /* Frees a mail; accepts NULL. */

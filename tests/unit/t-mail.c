@@ -189,6 +189,18 @@ static void test_limits(void)
 		ok(strstr(box.skipped[0].reason, "exceeds the limit") != NULL,
 		   "reason: %s", box.skipped[0].reason);
 	mail_box_release(&box);
+	{
+		static const char bad[] = "From a b 0:0\n>>> not a header\n"
+			"Message-ID: <named@x>\n\nbody\n";
+		lim.max_message_bytes = 0;
+		is_int(read_buf(&box, bad, sizeof(bad) - 1, &lim), 0,
+		       "a message without a header block reads");
+		ok(box.nr == 0 && box.nr_skipped == 1 &&
+		   box.skipped[0].message_id &&
+		   !strcmp(box.skipped[0].message_id, "named@x"),
+		   "it is skipped and named by its Message-ID");
+	}
+	mail_box_release(&box);
 	strbuf_release(&sb);
 }
 
