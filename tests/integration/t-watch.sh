@@ -98,6 +98,18 @@ run net lists poll -c "$tmp/net/config.json"
 		"net-1@example.org|1|queued" ]
 ok $? "a list filtering net/ paths queues the net patch, not the mm series"
 
+mkdir -p "$tmp/query"
+cat >"$tmp/query/config.json" <<EOF
+{ "state_dir": "$tmp/query", "database": "$tmp/query/k.db",
+  "lists": [ { "name": "lkml-mm",
+	"query_url": "$B/lkml/?q=dfn%3Amm%2F+s%3APATCH&x=A" } ],
+  "url_allowlist": ["$B/lkml/"] }
+EOF
+run query lists poll -c "$tmp/query/config.json"
+[ "$(rc query)" = 0 ] && has query "queued: 2 " out && \
+	grep -q "^/lkml/?q=dfn%3Amm%2F+s%3APATCH&x=A$" "$tmp/requests"
+ok $? "a list given as a search query (?q=...&x=A) is polled like a feed"
+
 config loop "$B/lkml/new.atom" '["^mm"]' '["mm/*"]' 3600
 start=$(date +%s)
 run loop lists watch -c "$tmp/loop/config.json" --for 3
