@@ -339,8 +339,8 @@ int fetch_get(const char *url, const struct fetch_options *fo,
 	r->status = 0;
 	cur = xstrndup(url, strlen(url));
 	for (hops = 0;; hops++) {
-		struct sink sink = { r->body, fo->max_bytes ?
-				     fo->max_bytes : FETCH_MAX_BYTES_DEFAULT, 0 };
+		struct sink sink = { r->body, fo->max_bytes ? fo->max_bytes :
+				     FETCH_MAX_BYTES_DEFAULT, 0 };
 		char *loc = NULL, *ct = NULL;
 		CURLcode cc;
 

@@ -71,7 +71,8 @@ enum pipeline_result intake_fetch_stage(struct pipeline_ctx *ctx,
 	}
 	if (!src.mbox) {
 		if (!src.source_url) {
-			strbuf_addstr(&out->reason, "neither a URL nor an mbox");
+			strbuf_addstr(&out->reason,
+				      "neither a URL nor an mbox");
 			goto out;
 		}
 		if (fetch_url_check(src.source_url, &fo, &why)) {

@@ -369,9 +369,13 @@ int mail_parse(const char *buf, size_t len, const struct mail_limits *limits,
 		InternetAddress *a = internet_address_list_get_address(from, 0);
 
 		m->from_name = xstrdup(internet_address_get_name(a));
-		if (INTERNET_ADDRESS_IS_MAILBOX(a))
-			m->from_email = xstrdup(internet_address_mailbox_get_addr(
-				INTERNET_ADDRESS_MAILBOX(a)));
+		if (INTERNET_ADDRESS_IS_MAILBOX(a)) {
+			InternetAddressMailbox *mb;
+
+			mb = INTERNET_ADDRESS_MAILBOX(a);
+			m->from_email = xstrdup(
+				internet_address_mailbox_get_addr(mb));
+		}
 	}
 	if (!m->from_name)
 		m->from_name = xstrdup("");
@@ -474,8 +478,10 @@ static char *header_msgid(const char *buf, size_t len)
 
 		if (n > 11 && !strncasecmp(p, "Message-ID:", 11)) {
 			const char *lt = memchr(p, '<', n);
-			const char *gt = lt ? memchr(lt, '>', n - (size_t)(lt - p))
-				       : NULL;
+			const char *gt = NULL;
+
+			if (lt)
+				gt = memchr(lt, '>', n - (size_t)(lt - p));
 
 			if (lt && gt && gt - lt > 1 && gt - lt < 1000 &&
 			    !memchr(lt, '\0', (size_t)(gt - lt)))
@@ -637,7 +643,8 @@ int mail_read(FILE *f, const char *name, const struct mail_limits *limits,
 					p++, n--;
 			}
 			sp.prev_blank = (n == 1 && p[0] == '\n') ||
-					(n == 2 && p[0] == '\r' && p[1] == '\n');
+					(n == 2 && p[0] == '\r' &&
+					 p[1] == '\n');
 		} else {
 			sp.prev_blank = 0;
 		}

@@ -73,7 +73,7 @@ struct mail {
 struct mail_skip {
 	size_t index;		/* 0-based position in the mbox */
 	char *message_id;	/* if one could be read, else NULL */
-	char *reason;		/* "not a mail message (no header block)" ... */
+	char *reason;		/* "not a mail message (no header block)" */
 };
 
 struct mail_box {

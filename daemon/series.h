@@ -34,14 +34,14 @@ struct series_trailer {
 /* What a subject's [...] prefix says. */
 struct series_subject {
 	int is_reply;		/* "Re:" / "Aw:" / "Fwd:" in front */
-	int has_prefix;		/* a [PATCH ...] or [RFC ...] was found */
+	int has_prefix;		/* a [PATCH ...] or [RFC ...] found */
 	int version;		/* vN, PATCHvN; 1 when absent */
 	int index;		/* M of M/N; 1 when absent (0 = cover) */
 	int total;		/* N of M/N; 1 when absent */
 	int rfc;
 	int resend;
-	char *tree;		/* "mm-unstable" or NULL: other prefix words */
-	char *title;		/* subject without "Re:" and [..] prefixes */
+	char *tree;		/* other prefix words ("mm-unstable"), NULL */
+	char *title;		/* subject without "Re:" and [..] */
 };
 
 struct series_patch {
@@ -54,7 +54,7 @@ struct series_patch {
 	char *author_name;	/* From: header, or the in-body From: line */
 	char *author_email;
 	int has_date;
-	int64_t date;		/* Unix time, seconds (in-body Date: wins) */
+	int64_t date;		/* Unix time, s (in-body Date: wins) */
 	int tz_offset_min;	/* minutes east of UTC */
 	char *message_id;	/* without <> */
 	char *in_reply_to;	/* without <>; NULL if none */

@@ -50,7 +50,7 @@ struct watch {
 	const struct config *cfg;
 	struct watch_list *lists;
 	size_t n_lists;
-	const char **allow;		/* NULL-terminated, borrowed strings */
+	const char **allow;	/* NULL-terminated, borrowed strings */
 	struct mail_limits lim;
 };
 

@@ -46,7 +46,7 @@ enum watch_action {
 	WATCH_SKIP,	/* not for this list: record as seen, do nothing */
 	WATCH_WAIT,	/* incomplete: look again at the next poll */
 	WATCH_QUEUE,	/* complete and matching: queue it (once) */
-	WATCH_GIVE_UP,	/* still incomplete after the wait: record it so */
+	WATCH_GIVE_UP,	/* incomplete after the wait: record it so */
 };
 
 const char *watch_action_str(enum watch_action a);
