@@ -189,8 +189,21 @@ int fetch_resolve(const char *url, char **out, enum fetch_kind *kind)
 		n -= 2;
 	while (n && url[n - 1] == '/')
 		n--;
-	if (url + n <= path) {
-		return -1;	/* no message id in the path */
+	/* LIST/MSGID: two path segments at least, else it is no message */
+	{
+		const char *q = path;
+		int segs = 0;
+
+		while (q < url + n) {
+			while (q < url + n && *q == '/')
+				q++;
+			if (q < url + n)
+				segs++;
+			while (q < url + n && *q != '/')
+				q++;
+		}
+		if (segs < 2)
+			return -1;
 	}
 	strbuf_add(&sb, url, n);
 	strbuf_addstr(&sb, "/t.mbox.gz");
@@ -326,8 +339,8 @@ int fetch_get(const char *url, const struct fetch_options *fo,
 	r->status = 0;
 	cur = xstrndup(url, strlen(url));
 	for (hops = 0;; hops++) {
-		struct sink sink = { r->body, fo->max_bytes ?
-				     fo->max_bytes : FETCH_MAX_BYTES_DEFAULT, 0 };
+		struct sink sink = { r->body, fo->max_bytes ? fo->max_bytes :
+				     FETCH_MAX_BYTES_DEFAULT, 0 };
 		char *loc = NULL, *ct = NULL;
 		CURLcode cc;
 

@@ -13,6 +13,7 @@
 #include "cli_client.h"
 #include "cli_compare.h"
 #include "cli_series.h"
+#include "cli_watch.h"
 
 const struct cli_command cli_commands[] = {
 	{ "submit", cli_submit,
@@ -30,6 +31,8 @@ const struct cli_command cli_commands[] = {
 	{ "tree fetch", cli_tree_fetch, "tree fetch --tree DIR [--branch BR] REMOTE" },
 	{ "tree worktree", cli_tree_worktree, "tree worktree --tree DIR --rev REV WTDIR" },
 	{ "tree import", cli_tree_import, "tree import --tarball linux-source-X.tar.xz DIR" },
+	{ "lists poll", cli_lists_poll, CLI_LISTS_POLL_USAGE },
+	{ "lists watch", cli_lists_watch, CLI_LISTS_WATCH_USAGE },
 	{ NULL, NULL, NULL },
 };
 

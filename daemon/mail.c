@@ -57,6 +57,7 @@ void mail_free(struct mail *m)
 	free(m->from_name);
 	free(m->from_email);
 	free(m->body);
+	free(m->raw);
 	free(m);
 }
 
@@ -124,6 +125,26 @@ static int starts_with_header(const char *buf, size_t len)
 			return i > 0;
 		if (c <= 32 || c >= 127)
 			return 0;
+	}
+	return 0;
+}
+
+/*
+ * GMime parses nested multiparts in time that grows with the depth (7 s
+ * for 100,000 levels in 7 MB): a message naming more multipart types than
+ * MAIL_MAX_MIME_PARTS is refused before GMime sees it.
+ */
+static int too_many_multiparts(const char *buf, size_t len)
+{
+	const char *p = buf, *end = buf + len;
+	int n = 0;
+
+	while (p + 10 <= end &&
+	       (p = memchr(p, '/', (size_t)(end - p))) != NULL) {
+		if (p - buf >= 9 && !strncasecmp(p - 9, "multipart/", 10) &&
+		    ++n > MAIL_MAX_MIME_PARTS)
+			return 1;
+		p++;
 	}
 	return 0;
 }
@@ -310,6 +331,12 @@ int mail_parse(const char *buf, size_t len, const struct mail_limits *limits,
 		*reason = xstrdup("not a mail message (no header block)");
 		goto out;
 	}
+	if (too_many_multiparts(buf, len)) {
+		if (asprintf(reason, "more than %d multipart parts",
+			     MAIL_MAX_MIME_PARTS) < 0)
+			*reason = NULL;
+		goto out;
+	}
 	copy = malloc(len + 1);
 	if (!copy)
 		die("mail", "out of memory");
@@ -342,9 +369,13 @@ int mail_parse(const char *buf, size_t len, const struct mail_limits *limits,
 		InternetAddress *a = internet_address_list_get_address(from, 0);
 
 		m->from_name = xstrdup(internet_address_get_name(a));
-		if (INTERNET_ADDRESS_IS_MAILBOX(a))
-			m->from_email = xstrdup(internet_address_mailbox_get_addr(
-				INTERNET_ADDRESS_MAILBOX(a)));
+		if (INTERNET_ADDRESS_IS_MAILBOX(a)) {
+			InternetAddressMailbox *mb;
+
+			mb = INTERNET_ADDRESS_MAILBOX(a);
+			m->from_email = xstrdup(
+				internet_address_mailbox_get_addr(mb));
+		}
 	}
 	if (!m->from_name)
 		m->from_name = xstrdup("");
@@ -361,6 +392,14 @@ int mail_parse(const char *buf, size_t len, const struct mail_limits *limits,
 		*reason = xstrdup("not a mail message (no Message-ID, Subject "
 				  "or From header)");
 		goto out;
+	}
+	if (lim.keep_raw) {
+		m->raw = malloc(len + 1);
+		if (!m->raw)
+			die("mail", "out of memory");
+		memcpy(m->raw, copy, len);
+		m->raw[len] = '\0';
+		m->raw_len = len;
 	}
 	collect_body(g_mime_message_get_mime_part(msg), &body);
 	m->body_len = body.len;
@@ -425,6 +464,35 @@ struct splitter {
 	int started;		/* some line of the current message seen */
 };
 
+/*
+ * The Message-ID of a message GMime did not take, from its header block,
+ * so that a skipped message can still be named.  NULL if none.
+ */
+static char *header_msgid(const char *buf, size_t len)
+{
+	const char *p = buf, *end = buf + len;
+
+	while (p < end && *p != '\n') {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		size_t n = eol ? (size_t)(eol - p) : (size_t)(end - p);
+
+		if (n > 11 && !strncasecmp(p, "Message-ID:", 11)) {
+			const char *lt = memchr(p, '<', n);
+			const char *gt = NULL;
+
+			if (lt)
+				gt = memchr(lt, '>', n - (size_t)(lt - p));
+
+			if (lt && gt && gt - lt > 1 && gt - lt < 1000 &&
+			    !memchr(lt, '\0', (size_t)(gt - lt)))
+				return strndup(lt + 1, (size_t)(gt - lt - 1));
+			return NULL;
+		}
+		p = eol ? eol + 1 : end;
+	}
+	return NULL;
+}
+
 static int flush_message(struct splitter *sp)
 {
 	struct mail_skip skip = { 0 };
@@ -457,8 +525,12 @@ static int flush_message(struct splitter *sp)
 	if (!m) {
 		skip.reason = reason ? reason : xstrdup("unreadable");
 		reason = NULL;
+		if (!sp->too_big)
+			skip.message_id = header_msgid(sp->msg.buf,
+						       sp->msg.len);
 	}
 	ret = sp->cb(m, m ? NULL : &skip, sp->data);
+	free(skip.message_id);
 	free(skip.reason);
 	free(reason);
 	sp->index++;
@@ -571,7 +643,8 @@ int mail_read(FILE *f, const char *name, const struct mail_limits *limits,
 					p++, n--;
 			}
 			sp.prev_blank = (n == 1 && p[0] == '\n') ||
-					(n == 2 && p[0] == '\r' && p[1] == '\n');
+					(n == 2 && p[0] == '\r' &&
+					 p[1] == '\n');
 		} else {
 			sp.prev_blank = 0;
 		}

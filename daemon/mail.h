@@ -26,6 +26,7 @@ struct mail_limits {
 	size_t max_messages;	   /* default 20000 */
 	size_t max_message_bytes;  /* one message; default 8 MiB (skipped) */
 	size_t max_references;	   /* kept per message; default 64 */
+	int keep_raw;		   /* keep each message's bytes in ->raw */
 };
 
 #define MAIL_MAX_BYTES_DEFAULT		(32u << 20)
@@ -59,13 +60,20 @@ struct mail {
 	char *body;
 	size_t body_len;
 	size_t index;		/* 0-based position in the mbox */
+	/*
+	 * The message as it was in the mbox (mboxrd quoting undone, no
+	 * "From " line, CRLF -> LF), when the limits asked for keep_raw;
+	 * else NULL.
+	 */
+	char *raw;
+	size_t raw_len;
 };
 
 /* A message that was not kept, and why. */
 struct mail_skip {
 	size_t index;		/* 0-based position in the mbox */
 	char *message_id;	/* if one could be read, else NULL */
-	char *reason;		/* "not a mail message (no header block)" ... */
+	char *reason;		/* "not a mail message (no header block)" */
 };
 
 struct mail_box {
@@ -73,7 +81,6 @@ struct mail_box {
 	size_t nr;
 	struct mail_skip *skipped;
 	size_t nr_skipped;
-	int truncated;		/* not used for caps: those fail the read */
 };
 
 /* Frees a mail; accepts NULL. */

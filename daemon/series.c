@@ -738,6 +738,7 @@ static void patch_free(struct series_patch *p)
 	for (i = 0; i < p->nr_files; i++)
 		free(p->files[i]);
 	free(p->files);
+	free(p->raw);
 	free(p);
 }
 
@@ -771,7 +772,6 @@ static struct series_patch *patch_new(struct item *it)
 	const struct mail *m = it->m;
 	struct body_parts *b = &it->body;
 	struct series_patch *p = xcalloc(1, sizeof(*p));
-	size_t i;
 
 	p->index = it->subj.index;
 	p->total = it->subj.total;
@@ -818,17 +818,26 @@ static struct series_patch *patch_new(struct item *it)
 	}
 	p->message = xstrndup(m->body + b->msg_start,
 			      b->msg_end - b->msg_start);
+	if (m->raw) {
+		p->raw = malloc(m->raw_len + 1);
+		if (!p->raw)
+			die("series", "out of memory");
+		memcpy(p->raw, m->raw, m->raw_len + 1);
+		p->raw_len = m->raw_len;
+	}
 	if (it->kind == ITEM_PATCH && b->has_diff) {
 		p->diff_len = b->diff.end - b->diff.start;
-		p->diff = xstrndup(m->body + b->diff.start, p->diff_len);
-		/* strndup stops at a NUL: copy the exact bytes */
+		/* not strndup: a NUL in the diff must not cut it short */
+		p->diff = malloc(p->diff_len + 1);
+		if (!p->diff)
+			die("series", "out of memory");
 		memcpy(p->diff, m->body + b->diff.start, p->diff_len);
+		p->diff[p->diff_len] = '\0';
 		p->files = b->diff.files;
 		p->nr_files = b->diff.nr_files;
 		b->diff.files = NULL;
 		b->diff.nr_files = 0;
 	}
-	(void)i;
 	return p;
 }
 

@@ -34,14 +34,14 @@ struct series_trailer {
 /* What a subject's [...] prefix says. */
 struct series_subject {
 	int is_reply;		/* "Re:" / "Aw:" / "Fwd:" in front */
-	int has_prefix;		/* a [PATCH ...] or [RFC ...] was found */
+	int has_prefix;		/* a [PATCH ...] or [RFC ...] found */
 	int version;		/* vN, PATCHvN; 1 when absent */
 	int index;		/* M of M/N; 1 when absent (0 = cover) */
 	int total;		/* N of M/N; 1 when absent */
 	int rfc;
 	int resend;
-	char *tree;		/* "mm-unstable" or NULL: other prefix words */
-	char *title;		/* subject without "Re:" and [..] prefixes */
+	char *tree;		/* other prefix words ("mm-unstable"), NULL */
+	char *title;		/* subject without "Re:" and [..] */
 };
 
 struct series_patch {
@@ -54,7 +54,7 @@ struct series_patch {
 	char *author_name;	/* From: header, or the in-body From: line */
 	char *author_email;
 	int has_date;
-	int64_t date;		/* Unix time, seconds (in-body Date: wins) */
+	int64_t date;		/* Unix time, s (in-body Date: wins) */
 	int tz_offset_min;	/* minutes east of UTC */
 	char *message_id;	/* without <> */
 	char *in_reply_to;	/* without <>; NULL if none */
@@ -79,6 +79,9 @@ struct series_patch {
 	size_t diff_len;
 	char **files;		/* paths touched, in diff order, unique */
 	size_t nr_files;
+	/* The mail as received when the box kept raw bytes, else NULL. */
+	char *raw;
+	size_t raw_len;
 };
 
 enum series_status {

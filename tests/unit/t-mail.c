@@ -189,6 +189,18 @@ static void test_limits(void)
 		ok(strstr(box.skipped[0].reason, "exceeds the limit") != NULL,
 		   "reason: %s", box.skipped[0].reason);
 	mail_box_release(&box);
+	{
+		static const char bad[] = "From a b 0:0\n>>> not a header\n"
+			"Message-ID: <named@x>\n\nbody\n";
+		lim.max_message_bytes = 0;
+		is_int(read_buf(&box, bad, sizeof(bad) - 1, &lim), 0,
+		       "a message without a header block reads");
+		ok(box.nr == 0 && box.nr_skipped == 1 &&
+		   box.skipped[0].message_id &&
+		   !strcmp(box.skipped[0].message_id, "named@x"),
+		   "it is skipped and named by its Message-ID");
+	}
+	mail_box_release(&box);
 	strbuf_release(&sb);
 }
 
@@ -258,6 +270,28 @@ static void test_broken(void)
 	mail_box_release(&box);
 }
 
+static void test_deep_mime(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct mail_box box;
+	int i;
+
+	strbuf_addstr(&sb, "From: a <a@b.c>\nSubject: deep\n"
+		      "Message-ID: <deep@x>\nMIME-Version: 1.0\n");
+	for (i = 0; i < 20000; i++)
+		strbuf_addf(&sb, "Content-Type: multipart/mixed; "
+			    "boundary=\"b%d\"\n\n--b%d\n", i, i);
+	strbuf_addstr(&sb, "Content-Type: text/plain\n\nhello\n");
+	is_int(read_buf(&box, sb.buf, sb.len, NULL), 0,
+	       "20,000 nested multiparts read");
+	ok(box.nr == 0 && box.nr_skipped == 1 &&
+	   strstr(box.skipped[0].reason, "multipart parts"),
+	   "skipped before GMime: %s", box.nr_skipped ?
+	   box.skipped[0].reason : "(kept)");
+	mail_box_release(&box);
+	strbuf_release(&sb);
+}
+
 static void test_helpers(void)
 {
 	char *name, *email;
@@ -293,6 +327,7 @@ int main(void)
 	test_limits();
 	test_deep_references();
 	test_broken();
+	test_deep_mime();
 	test_helpers();
 	return done_testing();
 }

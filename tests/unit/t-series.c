@@ -386,6 +386,23 @@ static void test_crafted(void)
 	series_free(s);
 }
 
+/* Found by check-fuzz: a NUL byte inside a diff must not cut it short. */
+static void test_nul_in_diff(void)
+{
+	static const char nul[] =
+		"From: a <a@b.c>\nSubject: [PATCH] nul\nMessage-ID: <n@x>\n\n"
+		"---\ndiff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -1 +1 @@\n"
+		"-a\n+b\0c\n";
+	struct series *s = parse_buf(nul, sizeof(nul) - 1);
+
+	ok(s && s->nr_patches == 1, "a diff holding a NUL parses");
+	if (s && s->nr_patches == 1)
+		ok(s->patches[0]->diff_len == 55 &&
+		   !memcmp(s->patches[0]->diff + 50, "+b\0c\n", 5),
+		   "all of its bytes are kept");
+	series_free(s);
+}
+
 /* A reply chain thousands deep: linear work, no recursion. */
 static void test_deep_chain(void)
 {
@@ -435,6 +452,7 @@ int main(void)
 	test_thread();
 	test_incomplete_and_empty();
 	test_crafted();
+	test_nul_in_diff();
 	test_deep_chain();
 	return done_testing();
 }

@@ -1,0 +1,167 @@
+/*
+ * db_intake.c - series source in, parsed series and patches out (see
+ * db_intake.h).  Re-running the store for the same series replaces its
+ * patch rows, so a retried fetch job leaves one copy.
+ */
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "db.h"
+#include "db_intake.h"
+#include "log.h"
+#include "series.h"
+#include "strbuf.h"
+
+void db_intake_source_release(struct db_intake_source *src)
+{
+	free(src->source_url);
+	free(src->mbox);
+	memset(src, 0, sizeof(*src));
+}
+
+int db_intake_source(struct db *db, long long id,
+		     struct db_intake_source *src)
+{
+	sqlite3_stmt *st = db_stmt(db, "SELECT source_url, mbox, version, "
+				   "total FROM series WHERE id = ?1");
+	int rc, ret = -1;
+
+	memset(src, 0, sizeof(*src));
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		const unsigned char *url = sqlite3_column_text(st, 0);
+		const void *mbox = sqlite3_column_blob(st, 1);
+		int n = sqlite3_column_bytes(st, 1);
+
+		if (url && !(src->source_url = strdup((const char *)url)))
+			die("intake", "out of memory");
+		if (mbox) {
+			src->mbox = malloc((size_t)n + 1);
+			if (!src->mbox)
+				die("intake", "out of memory");
+			memcpy(src->mbox, mbox, (size_t)n);
+			src->mbox[n] = '\0';
+			src->mbox_len = (size_t)n;
+		}
+		src->version = sqlite3_column_int(st, 2);
+		src->total = sqlite3_column_int(st, 3);
+		ret = 0;
+	} else if (rc == SQLITE_DONE) {
+		error("intake", "series %lld: no such series", id);
+	} else {
+		error("intake", "series %lld: %s", id,
+		      sqlite3_errmsg(db_sqlite(db)));
+	}
+	sqlite3_reset(st);
+	return ret;
+}
+
+static void bind_opt(sqlite3_stmt *st, int i, const char *s)
+{
+	if (s)
+		sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+static int add_patch(struct db *db, long long id,
+		     const struct series_patch *p)
+{
+	sqlite3_stmt *st = db_stmt(db, "INSERT INTO patch (series_id, idx, "
+				   "msgid, subject, author, date, raw) "
+				   "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+	struct strbuf author = STRBUF_INIT;
+	int ret = -1;
+
+	if (!st)
+		return -1;
+	strbuf_addf(&author, "%s <%s>", p->author_name, p->author_email);
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int(st, 2, p->index);
+	bind_opt(st, 3, p->message_id);
+	bind_opt(st, 4, p->subject);
+	sqlite3_bind_text(st, 5, author.buf, -1, SQLITE_STATIC);
+	if (p->has_date)
+		sqlite3_bind_int64(st, 6, p->date);
+	else
+		sqlite3_bind_null(st, 6);
+	if (p->raw)
+		sqlite3_bind_blob(st, 7, p->raw, (int)p->raw_len,
+				  SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, 7);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		error("intake", "series %lld: patch %d: %s", id, p->index,
+		      sqlite3_errmsg(db_sqlite(db)));
+	else
+		ret = 0;
+	sqlite3_reset(st);
+	strbuf_release(&author);
+	return ret;
+}
+
+int db_intake_store(struct db *db, long long id, const struct series *s,
+		    const char *mbox, size_t mbox_len)
+{
+	const struct series_patch *head = s->cover ? s->cover :
+					  s->nr_patches ? s->patches[0] : NULL;
+	sqlite3_stmt *st;
+	struct strbuf author = STRBUF_INIT;
+	size_t i;
+	int ret = -1;
+
+	if (head)
+		strbuf_addf(&author, "%s <%s>", head->author_name,
+			    head->author_email);
+	st = db_stmt(db, "UPDATE series SET msgid = ?1, subject = ?2, "
+		     "author = ?3, version = ?4, total = ?5, change_id = ?6, "
+		     "base_commit = ?7, mbox = coalesce(?8, mbox), "
+		     "updated_at = ?9 WHERE id = ?10");
+	if (!st)
+		goto out;
+	bind_opt(st, 1, head ? head->message_id : NULL);
+	bind_opt(st, 2, head ? head->subject : NULL);
+	bind_opt(st, 3, head ? author.buf : NULL);
+	sqlite3_bind_int(st, 4, s->version);
+	sqlite3_bind_int(st, 5, s->total);
+	bind_opt(st, 6, s->change_id);
+	bind_opt(st, 7, s->base_commit);
+	if (mbox)
+		sqlite3_bind_blob(st, 8, mbox, (int)mbox_len, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, 8);
+	sqlite3_bind_int64(st, 9, (long long)time(NULL));
+	sqlite3_bind_int64(st, 10, id);
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		error("intake", "series %lld: %s", id,
+		      sqlite3_errmsg(db_sqlite(db)));
+		sqlite3_reset(st);
+		goto out;
+	}
+	sqlite3_reset(st);
+	st = db_stmt(db, "DELETE FROM patch WHERE series_id = ?1");
+	if (!st)
+		goto out;
+	sqlite3_bind_int64(st, 1, id);
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		error("intake", "series %lld: %s", id,
+		      sqlite3_errmsg(db_sqlite(db)));
+		sqlite3_reset(st);
+		goto out;
+	}
+	sqlite3_reset(st);
+	if (s->cover && add_patch(db, id, s->cover))
+		goto out;
+	for (i = 0; i < s->nr_patches; i++)
+		if (add_patch(db, id, s->patches[i]))
+			goto out;
+	ret = 0;
+out:
+	strbuf_release(&author);
+	return ret;
+}

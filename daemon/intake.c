@@ -1,0 +1,139 @@
+/*
+ * intake.c - the fetch stage of the pipeline (see intake.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "db.h"
+#include "db_intake.h"
+#include "fetch.h"
+#include "intake.h"
+#include "jobq.h"
+#include "log.h"
+#include "mail.h"
+#include "series.h"
+#include "strbuf.h"
+
+/* The revision to store: the row's version once parsed, else the newest. */
+static const struct series *pick(const struct series *s,
+				 const struct db_intake_source *src)
+{
+	const struct series *r;
+
+	if (!src->total)
+		return s;
+	for (r = s; r; r = r->older)
+		if (r->version == src->version)
+			return r;
+	return NULL;
+}
+
+enum pipeline_result intake_fetch_stage(struct pipeline_ctx *ctx,
+					const struct job *job,
+					struct pipeline_outcome *out)
+{
+	const struct config *cfg = ctx->cfg;
+	struct db_intake_source src;
+	struct fetch_options fo;
+	struct mail_limits lim = { 0 };
+	struct mail_box box;
+	struct strbuf data = STRBUF_INIT;
+	struct series *s = NULL;
+	const struct series *rev;
+	const char **allow = NULL;
+	const char *why;
+	int fetched = 0;
+	enum pipeline_result r = PIPELINE_FAIL;
+	size_t i;
+
+	mail_box_init(&box);
+	if (db_intake_source(ctx->db, job->series_id, &src)) {
+		strbuf_addstr(&out->reason, "the series row cannot be read");
+		return PIPELINE_RETRY;
+	}
+	fetch_options_init(&fo);
+	lim.keep_raw = 1;
+	if (cfg) {
+		allow = calloc(cfg->n_url_allowlist + 1, sizeof(*allow));
+		if (!allow)
+			die("intake", "out of memory");
+		for (i = 0; i < cfg->n_url_allowlist; i++)
+			allow[i] = cfg->url_allowlist[i];
+		fo.allow = allow;
+		if (cfg->limits.max_body_bytes)
+			fo.max_bytes = cfg->limits.max_body_bytes;
+		if (cfg->limits.max_mbox_bytes > fo.max_bytes)
+			fo.max_bytes = cfg->limits.max_mbox_bytes;
+		lim.max_bytes = cfg->limits.max_mbox_bytes;
+		if (cfg->limits.max_messages > 0)
+			lim.max_messages = (size_t)cfg->limits.max_messages;
+	}
+	if (!src.mbox) {
+		if (!src.source_url) {
+			strbuf_addstr(&out->reason,
+				      "neither a URL nor an mbox");
+			goto out;
+		}
+		if (fetch_url_check(src.source_url, &fo, &why)) {
+			strbuf_addf(&out->reason, "%s: refused: %s",
+				    src.source_url, why);
+			goto out;
+		}
+		if (fetch_mbox(src.source_url, &fo, &data)) {
+			strbuf_addf(&out->reason, "%s: fetch failed (see the "
+				    "log); will retry", src.source_url);
+			r = PIPELINE_RETRY;
+			goto out;
+		}
+		fetched = 1;
+	} else {
+		strbuf_add(&data, src.mbox, src.mbox_len);
+	}
+	if (mail_box_read_buf(&box, data.buf, data.len,
+			      src.source_url ? src.source_url : "mbox", &lim) ||
+	    series_build(&box, &s)) {
+		strbuf_addstr(&out->reason, "the mbox cannot be read (too "
+			      "large or too many messages)");
+		goto out;
+	}
+	rev = pick(s, &src);
+	if (!rev) {
+		strbuf_addf(&out->reason, "no v%d in the thread", src.version);
+		goto out;
+	}
+	if (rev->status == SERIES_EMPTY) {
+		strbuf_addstr(&out->reason, "no patch in the thread");
+		goto out;
+	}
+	/* store what was found even when incomplete: it shows what is there */
+	if (db_begin(ctx->db) ||
+	    db_intake_store(ctx->db, job->series_id, rev,
+			    fetched ? data.buf : NULL, data.len) ||
+	    db_commit(ctx->db)) {
+		db_rollback(ctx->db);
+		strbuf_addstr(&out->reason, "storing the series failed");
+		r = PIPELINE_RETRY;
+		goto out;
+	}
+	if (rev->status == SERIES_INCOMPLETE) {
+		strbuf_addstr(&out->reason, "missing");
+		for (i = 0; i < rev->nr_missing; i++)
+			strbuf_addf(&out->reason, " %d/%d", rev->missing[i],
+				    rev->total);
+		out->fail_status = "incomplete";
+		goto out;
+	}
+	log_info("intake", "series %lld: v%d, %zu patches%s%s",
+		 job->series_id, rev->version, rev->nr_patches,
+		 rev->base_commit ? ", base " : "",
+		 rev->base_commit ? rev->base_commit : "");
+	r = PIPELINE_OK;
+out:
+	series_free(s);
+	mail_box_release(&box);
+	strbuf_release(&data);
+	db_intake_source_release(&src);
+	free(allow);
+	return r;
+}

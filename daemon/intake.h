@@ -1,0 +1,26 @@
+/*
+ * intake.h - the pipeline's fetch stage: a series' URL or submitted mbox
+ * becomes its parsed revision and patch rows.
+ *
+ * The same code as `kregress series parse` (fetch.c, mail.c, series.c):
+ * the URL is fetched under the configuration's allowlist and limits, the
+ * thread is grouped into revisions, and the revision the series names is
+ * stored (the newest when the row was never parsed, as for a submitted
+ * URL).  The fetched mbox is stored with the series, so that later stages
+ * and retries see the same bytes even if the thread grows.
+ *
+ * Outcomes: PIPELINE_OK (series "fetched", next "apply"); PIPELINE_FAIL
+ * with status "incomplete" (missing patches, named in the reason) or
+ * "fetch-failed" (refused URL, no patch, unreadable mbox);
+ * PIPELINE_RETRY when the fetch failed (network, HTTP error, timeout).
+ */
+#ifndef KREGRESS_INTAKE_H
+#define KREGRESS_INTAKE_H
+
+#include "pipeline.h"
+
+enum pipeline_result intake_fetch_stage(struct pipeline_ctx *ctx,
+					const struct job *job,
+					struct pipeline_outcome *out);
+
+#endif

@@ -1,0 +1,465 @@
+/*
+ * watch.c - the list watcher (see watch.h): feeds in, queued series out.
+ *
+ * Entries of one series (a cover letter and its patches, shallow-threaded
+ * as git send-email does) name the same thread: the thread's key is the
+ * entry's parent for a numbered patch, else the entry itself, and each
+ * thread is fetched once per poll, through the entry's own message URL
+ * (lore serves the whole thread's t.mbox.gz from any of its messages).
+ * Waiting threads are kept in memory with the time they were first seen;
+ * after a restart their wait starts again, which only delays them.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "atom.h"
+#include "config.h"
+#include "db.h"
+#include "db_watch.h"
+#include "fetch.h"
+#include "log.h"
+#include "mail.h"
+#include "pipeline.h"
+#include "series.h"
+#include "strbuf.h"
+#include "watch.h"
+#include "watch_rules.h"
+
+#define WATCH_SEEN_MAX		4096
+#define WATCH_PENDING_MAX	256
+
+struct pending {
+	char *thread;		/* thread key (a Message-ID) */
+	char *url;		/* a message URL of the thread */
+	long long first_seen;
+};
+
+struct watch_list {
+	const struct config_list *cfg;
+	struct watch_filter filter;
+	char *etag;
+	char *last_modified;
+	long long next_poll;
+	struct watch_seen seen;		/* feed entries looked at */
+	struct pending *pending;
+	size_t nr_pending;
+};
+
+struct watch {
+	const struct config *cfg;
+	struct watch_list *lists;
+	size_t n_lists;
+	const char **allow;	/* NULL-terminated, borrowed strings */
+	struct mail_limits lim;
+};
+
+int watch_new(const struct config *cfg, struct watch **out)
+{
+	struct watch *w = calloc(1, sizeof(*w));
+	struct strbuf err = STRBUF_INIT;
+	size_t i;
+
+	*out = NULL;
+	if (!w)
+		die("watch", "out of memory");
+	w->cfg = cfg;
+	w->lists = calloc(cfg->n_lists ? cfg->n_lists : 1, sizeof(*w->lists));
+	w->allow = calloc(cfg->n_url_allowlist + 1, sizeof(char *));
+	if (!w->lists || !w->allow)
+		die("watch", "out of memory");
+	for (i = 0; i < cfg->n_url_allowlist; i++)
+		w->allow[i] = cfg->url_allowlist[i];
+	w->lim.max_bytes = cfg->limits.max_mbox_bytes;
+	w->lim.max_messages = cfg->limits.max_messages > 0 ?
+			      (size_t)cfg->limits.max_messages : 0;
+	for (i = 0; i < cfg->n_lists; i++) {
+		struct watch_list *l = &w->lists[i];
+
+		l->cfg = &cfg->lists[i];
+		if (watch_filter_init(&l->filter, l->cfg->subject_filters,
+				      l->cfg->n_subject_filters,
+				      l->cfg->path_filters,
+				      l->cfg->n_path_filters, &err)) {
+			error("watch", "list %s: %s", l->cfg->name, err.buf);
+			strbuf_release(&err);
+			w->n_lists = i;
+			watch_free(w);
+			return -1;
+		}
+		watch_seen_init(&l->seen, WATCH_SEEN_MAX);
+		w->n_lists = i + 1;
+	}
+	*out = w;
+	return 0;
+}
+
+static void pending_remove(struct watch_list *l, size_t i)
+{
+	free(l->pending[i].thread);
+	free(l->pending[i].url);
+	l->pending[i] = l->pending[--l->nr_pending];
+}
+
+void watch_free(struct watch *w)
+{
+	size_t i;
+
+	if (!w)
+		return;
+	for (i = 0; i < w->n_lists; i++) {
+		struct watch_list *l = &w->lists[i];
+
+		watch_filter_release(&l->filter);
+		watch_seen_release(&l->seen);
+		while (l->nr_pending)
+			pending_remove(l, 0);
+		free(l->pending);
+		free(l->etag);
+		free(l->last_modified);
+	}
+	free(w->lists);
+	free(w->allow);
+	free(w);
+}
+
+static void fetch_opts(const struct watch *w, struct fetch_options *fo)
+{
+	fetch_options_init(fo);
+	fo->allow = w->allow;
+	if (w->cfg->limits.max_body_bytes)
+		fo->max_bytes = w->cfg->limits.max_body_bytes;
+	if (w->cfg->limits.max_mbox_bytes &&
+	    w->cfg->limits.max_mbox_bytes > fo->max_bytes)
+		fo->max_bytes = w->cfg->limits.max_mbox_bytes;
+}
+
+static struct pending *pending_find(struct watch_list *l, const char *thread)
+{
+	size_t i;
+
+	for (i = 0; i < l->nr_pending; i++)
+		if (!strcmp(l->pending[i].thread, thread))
+			return &l->pending[i];
+	return NULL;
+}
+
+static void pending_add(struct watch_list *l, const char *thread,
+			const char *url, long long now)
+{
+	struct pending *p;
+
+	if (pending_find(l, thread))
+		return;
+	if (l->nr_pending >= WATCH_PENDING_MAX) {
+		log_warn("watch", "list %s: %d incomplete series waiting; "
+			 "<%s> is not kept waiting", l->cfg->name,
+			 WATCH_PENDING_MAX, thread);
+		return;
+	}
+	l->pending = realloc(l->pending,
+			     (l->nr_pending + 1) * sizeof(*l->pending));
+	if (!l->pending)
+		die("watch", "out of memory");
+	p = &l->pending[l->nr_pending++];
+	p->thread = strdup(thread);
+	p->url = strdup(url);
+	if (!p->thread || !p->url)
+		die("watch", "out of memory");
+	p->first_seen = now;
+}
+
+/* Stores the series (and starts its pipeline when queued). */
+static int record(struct db *db, const struct watch_list *l,
+		  const struct series *s, const char *url, int queue,
+		  const char *reason, long long *id)
+{
+	const struct series_patch *p = s->cover ? s->cover : s->patches[0];
+	struct db_watch_series row = { 0 };
+	struct strbuf author = STRBUF_INIT;
+	int ret = -1;
+
+	strbuf_addf(&author, "%s <%s>", p->author_name, p->author_email);
+	row.msgid = p->message_id;
+	row.list = l->cfg->name;
+	row.subject = p->subject;
+	row.author = author.buf;
+	row.version = s->version;
+	row.total = s->total;
+	row.change_id = s->change_id;
+	row.base_commit = s->base_commit;
+	row.source_url = url;
+	row.status = queue ? "queued" : "incomplete";
+	row.reason = reason;
+	if (db_begin(db))
+		goto out;
+	if (db_watch_series_add(db, &row, id) ||
+	    (queue && pipeline_start(db, *id, NULL)) || db_commit(db)) {
+		db_rollback(db);
+		goto out;
+	}
+	ret = 0;
+out:
+	strbuf_release(&author);
+	return ret;
+}
+
+/*
+ * Fetches one thread and acts on it.  Returns 0, or -1 on a database
+ * error; fetch and parse errors are counted and the thread stays pending.
+ */
+static int process_thread(struct watch *w, struct watch_list *l,
+			  struct db *db, const char *thread, const char *url,
+			  long long now, struct watch_stats *st)
+{
+	struct fetch_options fo;
+	struct strbuf data = STRBUF_INIT, reason = STRBUF_INIT;
+	struct mail_box box;
+	struct series *s = NULL;
+	struct pending *p = pending_find(l, thread);
+	long long first_seen = p ? p->first_seen : now, id = 0;
+	enum watch_action act;
+	const char *why;
+	char *key = NULL;
+	const struct series_patch *head;
+	int known = 0, ret = 0;
+	size_t i;
+
+	mail_box_init(&box);
+	fetch_opts(w, &fo);
+	st->threads++;
+	if (fetch_mbox(url, &fo, &data) ||
+	    mail_box_read_buf(&box, data.buf, data.len, url, &w->lim) ||
+	    series_build(&box, &s)) {
+		st->errors++;
+		goto out;
+	}
+	act = watch_decide(&l->filter, s, first_seen, now,
+			   l->cfg->incomplete_wait_s, &why);
+	key = watch_series_key(s);
+	head = s->cover ? s->cover : s->nr_patches ? s->patches[0] : NULL;
+	if (act != WATCH_SKIP && (!key || !head)) {
+		act = WATCH_SKIP;
+		why = "no Message-ID to record the series by";
+	}
+	if (act == WATCH_QUEUE || act == WATCH_GIVE_UP) {
+		if (db_watch_series_known(db, head->message_id, s->version,
+					  &known)) {
+			ret = -1;
+			goto out;
+		}
+		if (known) {
+			act = WATCH_SKIP;
+			why = "already recorded";
+		}
+	}
+	switch (act) {
+	case WATCH_QUEUE:
+		if (record(db, l, s, url, 1, NULL, &id)) {
+			ret = -1;
+			goto out;
+		}
+		log_info("watch", "%s: %s queued as series %lld: %s",
+			 l->cfg->name, key, id, head->subject);
+		st->queued++;
+		break;
+	case WATCH_GIVE_UP:
+		strbuf_addstr(&reason, "incomplete after waiting:");
+		for (i = 0; i < s->nr_missing; i++)
+			strbuf_addf(&reason, " %d/%d", s->missing[i],
+				    s->total);
+		strbuf_addstr(&reason, " missing");
+		if (record(db, l, s, url, 0, reason.buf, &id)) {
+			ret = -1;
+			goto out;
+		}
+		log_info("watch", "%s: %s recorded as series %lld: %s",
+			 l->cfg->name, key, id, reason.buf);
+		st->given_up++;
+		break;
+	case WATCH_WAIT:
+		pending_add(l, thread, url, now);
+		log_info("watch", "%s: %s: %s", l->cfg->name, key, why);
+		st->waiting++;
+		goto out;
+	case WATCH_SKIP:
+		log_debug("watch", "%s: thread <%s>: %s", l->cfg->name, thread,
+			  why);
+		st->skipped++;
+		break;
+	}
+	p = pending_find(l, thread);
+	if (p)
+		pending_remove(l, (size_t)(p - l->pending));
+out:
+	free(key);
+	series_free(s);
+	mail_box_release(&box);
+	strbuf_release(&data);
+	strbuf_release(&reason);
+	return ret;
+}
+
+/* The feed of one list: 0 with *feed, 1 when not modified, -1 on error. */
+static int fetch_feed(struct watch *w, struct watch_list *l,
+		      struct atom_feed *feed, struct watch_stats *st)
+{
+	const char *url = l->cfg->feed_url ? l->cfg->feed_url :
+			  l->cfg->query_url;
+	struct fetch_options fo;
+	struct fetch_result r = { 0 };
+	struct strbuf body = STRBUF_INIT, err = STRBUF_INIT;
+	int ret = -1;
+
+	fetch_opts(w, &fo);
+	fo.if_none_match = l->etag;
+	fo.if_modified_since = l->last_modified;
+	r.body = &body;
+	st->polled++;
+	if (fetch_get(url, &fo, &r))
+		goto out;
+	if (r.status == 304) {
+		st->not_modified++;
+		ret = 1;
+		goto out;
+	}
+	if (r.status != 200) {
+		error("watch", "%s: %s: HTTP %ld", l->cfg->name, url,
+		      r.status);
+		goto out;
+	}
+	if (atom_parse(body.buf, body.len, feed, &err)) {
+		error("watch", "%s: %s: %s", l->cfg->name, url, err.buf);
+		goto out;
+	}
+	free(l->etag);
+	free(l->last_modified);
+	l->etag = r.etag;
+	l->last_modified = r.last_modified;
+	r.etag = r.last_modified = NULL;
+	ret = 0;
+out:
+	fetch_result_release(&r);
+	strbuf_release(&body);
+	strbuf_release(&err);
+	if (ret < 0)
+		st->errors++;
+	return ret;
+}
+
+static int poll_list(struct watch *w, struct watch_list *l, struct db *db,
+		     long long now, struct watch_stats *st)
+{
+	struct atom_feed feed = { NULL, 0 };
+	struct watch_seen threads;
+	size_t i, k;
+	int rc, ret = 0;
+
+	watch_seen_init(&threads, ATOM_MAX_ENTRIES + WATCH_PENDING_MAX);
+	rc = fetch_feed(w, l, &feed, st);
+	/* oldest entries first, as they were posted */
+	for (i = feed.nr; rc == 0 && i > 0 && !ret; i--) {
+		const struct atom_entry *e = &feed.entries[i - 1];
+		struct series_subject subj;
+		const char *why, *thread;
+
+		if (!e->message_id || !e->link ||
+		    watch_seen_add(&l->seen, e->message_id))
+			continue;
+		st->entries++;
+		if (!watch_entry_wanted(&l->filter, e->title, &why)) {
+			log_debug("watch", "%s: <%s> skipped: %s",
+				  l->cfg->name, e->message_id, why);
+			continue;
+		}
+		series_subject_parse(e->title, &subj);
+		thread = subj.index >= 1 && e->in_reply_to ? e->in_reply_to :
+			 e->message_id;
+		if (!watch_seen_add(&threads, thread))
+			ret = process_thread(w, l, db, thread, e->link, now,
+					     st);
+		series_subject_release(&subj);
+	}
+	/* threads still waiting for patches: look again */
+	for (k = 0; k < l->nr_pending && !ret;) {
+		size_t before = l->nr_pending;
+		char *thread = strdup(l->pending[k].thread);
+		char *url = strdup(l->pending[k].url);
+
+		if (!thread || !url)
+			die("watch", "out of memory");
+		if (!watch_seen_add(&threads, thread))
+			ret = process_thread(w, l, db, thread, url, now, st);
+		free(thread);
+		free(url);
+		if (l->nr_pending == before)
+			k++;
+	}
+	atom_feed_release(&feed);
+	watch_seen_release(&threads);
+	return ret;
+}
+
+int watch_poll(struct watch *w, struct db *db, long long now, int force,
+	       struct watch_stats *st)
+{
+	size_t i;
+
+	for (i = 0; i < w->n_lists; i++) {
+		struct watch_list *l = &w->lists[i];
+
+		if (!force && now < l->next_poll)
+			continue;
+		l->next_poll = now + l->cfg->poll_interval_s;
+		if (poll_list(w, l, db, now, st))
+			return -1;
+	}
+	return 0;
+}
+
+static void stats_add(struct watch_stats *to, const struct watch_stats *st)
+{
+	to->polled += st->polled;
+	to->not_modified += st->not_modified;
+	to->entries += st->entries;
+	to->threads += st->threads;
+	to->queued += st->queued;
+	to->waiting += st->waiting;
+	to->given_up += st->given_up;
+	to->skipped += st->skipped;
+	to->errors += st->errors;
+}
+
+int watch_run(const struct config *cfg, const volatile sig_atomic_t *stop,
+	      int max_s, struct watch_stats *total)
+{
+	struct timespec step = { 0, 200 * 1000 * 1000 };
+	struct watch *w = NULL;
+	struct db *db = NULL;
+	time_t start = time(NULL);
+	int ret = -1, i;
+
+	if (db_open(cfg->database, &db) || watch_new(cfg, &w))
+		goto out;
+	log_info("watch", "watching %zu list(s)", cfg->n_lists);
+	while (!*stop && (max_s <= 0 || time(NULL) - start < max_s)) {
+		struct watch_stats st = { 0 };
+
+		if (watch_poll(w, db, (long long)time(NULL), 0, &st))
+			goto out;
+		if (st.queued || st.given_up || st.errors)
+			log_info("watch", "polled %d feed(s): %d queued, %d "
+				 "waiting, %d incomplete, %d error(s)",
+				 st.polled, st.queued, st.waiting, st.given_up,
+				 st.errors);
+		if (total)
+			stats_add(total, &st);
+		for (i = 0; i < 5 && !*stop; i++)
+			nanosleep(&step, NULL);
+	}
+	ret = 0;
+out:
+	watch_free(w);
+	db_close(db);
+	return ret;
+}

@@ -1,0 +1,57 @@
+# intake-fuzz.mk - `make check-fuzz`: libFuzzer over the mbox parser and
+# the series grouping (tests/fuzz/fuzz-mbox.c) and over the Atom feed
+# parser (tests/fuzz/fuzz-atom.c), built with clang
+# (-fsanitize=fuzzer,address,undefined), seeded with the fixtures, each
+# run for FUZZ_SECONDS (default 60).  check-fuzz is a double-colon rule so
+# that other modules can add their own harnesses to it.
+
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_DIR     := $(BUILD)/fuzz
+FUZZ_FLAGS   := -g -O1 -fsanitize=fuzzer,address,undefined \
+		-fno-sanitize-recover=undefined -fno-omit-frame-pointer
+FUZZ_MBOX_SRC := tests/fuzz/fuzz-mbox.c daemon/mail.c daemon/series.c \
+		 daemon/strbuf.c daemon/log.c
+
+$(FUZZ_DIR)/fuzz-mbox: $(FUZZ_MBOX_SRC) daemon/mail.h daemon/series.h
+	$(quiet) FUZZCC $@
+	@mkdir -p $(@D)
+	$(Q)$(FUZZ_CC) -std=gnu11 -D_GNU_SOURCE -Idaemon $(FUZZ_FLAGS) \
+		$(shell $(PKG_CONFIG) --cflags gmime-3.0) -o $@ \
+		$(FUZZ_MBOX_SRC) $(shell $(PKG_CONFIG) --libs gmime-3.0) \
+		-lpthread
+
+FUZZ_ATOM_SRC := tests/fuzz/fuzz-atom.c daemon/atom.c daemon/strbuf.c \
+		 daemon/log.c
+
+$(FUZZ_DIR)/fuzz-atom: $(FUZZ_ATOM_SRC) daemon/atom.h
+	$(quiet) FUZZCC $@
+	@mkdir -p $(@D)
+	$(Q)$(FUZZ_CC) -std=gnu11 -D_GNU_SOURCE -Idaemon $(FUZZ_FLAGS) \
+		$(shell $(PKG_CONFIG) --cflags glib-2.0) -o $@ \
+		$(FUZZ_ATOM_SRC) $(shell $(PKG_CONFIG) --libs glib-2.0)
+
+# fuzz_run NAME CORPUS-FILES: runs build/fuzz/NAME for FUZZ_SECONDS
+define fuzz_run
+	@rm -rf $(FUZZ_DIR)/corpus-$(1) && mkdir -p $(FUZZ_DIR)/corpus-$(1)
+	@cp $(2) $(FUZZ_DIR)/corpus-$(1)/
+	$(Q)cd $(FUZZ_DIR) && ASAN_OPTIONS=detect_leaks=1 ./$(1) \
+		-max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 \
+		-rss_limit_mb=2048 -print_final_stats=1 corpus-$(1) \
+		2>$(1).log; status=$$?; \
+		grep -E "^stat::(number_of_executed_units|peak_rss)" $(1).log; \
+		if [ $$status != 0 ]; then tail -60 $(1).log; \
+			echo "check-fuzz: $(1) FAILED (see $(FUZZ_DIR))"; \
+			exit 1; fi; \
+		echo "check-fuzz: $(1) ran $(FUZZ_SECONDS) s, no crash"
+endef
+
+check-fuzz:: $(FUZZ_DIR)/fuzz-atom
+	$(call fuzz_run,fuzz-atom,tests/fixtures/mail/feed.atom)
+
+check-fuzz:: $(FUZZ_DIR)/fuzz-mbox
+	$(call fuzz_run,fuzz-mbox,tests/fixtures/mail/*.mbox \
+		tests/fixtures/mail/seeds/*.txt tests/fuzz/regress/*)
+.PHONY: check-fuzz
+
+DEBIAN_PACKAGES += clang
