@@ -9,8 +9,11 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_bench.h"
 
 const struct cli_command cli_commands[] = {
+	{ "bench", cli_bench,
+	  "bench --native PLAN [--workloads DIR] [--json]" },
 	{ NULL, NULL, NULL },
 };
 
