@@ -396,7 +396,9 @@ int console_parse(const char *log, size_t len, const char *nonce,
 	}
 	free(copy);
 
-	qsort(res->records, res->nrecords, sizeof(*res->records), cmp_seq);
+	if (res->nrecords)
+		qsort(res->records, res->nrecords, sizeof(*res->records),
+		      cmp_seq);
 	check_records(&p);
 	n = res->nrecords;
 	if (!p.garbled[0] && res->have_end) {

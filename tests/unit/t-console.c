@@ -122,6 +122,7 @@ int main(void)
 	is_str(res.records[0].type, "env", "record type");
 	is_str(res.reason, "", "no reason");
 
+	console_result_release(&res);
 	ok(console_parse(sb.buf, sb.len, "bad nonce", &res) == -1,
 	   "invalid expected nonce is an error");
 
