@@ -307,6 +307,17 @@ int main(void)
 	ok(n == CONSOLE_GARBLED, "junk with our nonce and bad CRC: garbled "
 	   "(%s: %s)", console_status_str(n), res.reason);
 
+	/* Many long bad lines of our nonce: repair tries are bounded. */
+	strbuf_reset(&sb);
+	for (i = 0; i < 3000; i++) {
+		strbuf_addstr(&sb, "KREGRESS 1 " NONCE " 0 {");
+		for (n = 0; n < 3000; n++)
+			strbuf_addch(&sb, 'a' + (i + n) % 26);
+		strbuf_addstr(&sb, "} 0badc0de\n");
+	}
+	is_int(parse(&sb, &res), CONSOLE_GARBLED,
+	       "3000 long bad lines: garbled (and finished)");
+
 	/* Over the size cap: what lies beyond is lost. */
 	strbuf_reset(&sb);
 	for (i = 0; i < 3; i++)
