@@ -1,0 +1,132 @@
+#!/usr/bin/python3
+"""workload-cv.py - run-to-run noise of the workloads on this host.
+
+Runs `kregress bench --native` RUNS times for each variant of a plan and
+prints, per workload metric, the coefficient of variation (CV = sd/mean,
+in %) across runs of the per-run value (the median of the run's
+iterations: one run plays the part of one boot, DESIGN.md section 6), and a
+robust CV (1.4826 * MAD / median) that a few outliers do not dominate.
+
+Variants, interleaved round by round so that drifting host load hits all
+of them alike:
+  single   --iterations 1 --warmup 0     one cold measurement per run
+  warmup   --iterations 1 --warmup 2     same, after two unrecorded passes
+  repeat   --iterations 5 --warmup 2     median of five per run
+  pinned   as repeat, plus --cpu 1       sched_setaffinity to one CPU
+
+Prints figures only; it never passes or fails.  Usage:
+  tests/bench/workload-cv.py [--runs 30] [--kregress build/kregress]
+                             [--workloads DIR] [--variants a,b] [--raw F]
+"""
+import argparse, json, math, os, statistics, subprocess, sys, tempfile, time
+
+WORKLOADS = [
+    # (label, plan line without the common options)
+    ("thp-fault", "thp-fault --size-mb 100"),
+    ("thp-fault/huge", "thp-fault --size-mb 100 --madvise hugepage"),
+    ("memset-order", "memset-order --size-mb 32"),
+    ("mremap", "mremap --pud-mb 1024 --madvise nohugepage"),
+    ("page-zero-check", "page-zero-check --checks 100000"),
+]
+VARIANTS = {
+    "single": "--iterations 1 --warmup 0",
+    "warmup": "--iterations 1 --warmup 2",
+    "repeat": "--iterations 5 --warmup 2",
+    "pinned": "--iterations 5 --warmup 2 --cpu 1",
+}
+
+
+def plan_text(variant, with_swap):
+    lines = ["kregress-plan 1", "timeout 600"]
+    wl = list(WORKLOADS)
+    if with_swap:
+        wl.append(("zero-swap", "zero-swap --size-mb 32"))
+    for label, cmd in wl:
+        lines.append("run %s %s" % (cmd, VARIANTS[variant]))
+    return "\n".join(lines) + "\n", wl
+
+
+def run_once(args, plan_path):
+    cmd = [args.kregress, "bench", "--native", plan_path, "--json"]
+    if args.workloads:
+        cmd[3:3] = ["--workloads", args.workloads]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    doc = json.loads(p.stdout[p.stdout.index("{"):])
+    if doc["status"] != "complete":
+        raise SystemExit("run %s: %s" % (doc["status"], doc["reason"]))
+    return doc["records"]
+
+
+def key_of(rec):
+    p = rec["params"]
+    label = rec["workload"]
+    if p.get("madvise") == "hugepage":
+        label += "/huge"
+    return (label, rec["metric"])
+
+
+def cv(values):
+    if len(values) < 2:
+        return float("nan"), float("nan")
+    mean = statistics.fmean(values)
+    med = statistics.median(values)
+    mad = statistics.median(abs(v - med) for v in values)
+    return (100 * statistics.stdev(values) / mean,
+            100 * 1.4826 * mad / med if med else float("nan"))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=30)
+    ap.add_argument("--kregress", default=os.path.join(
+        os.environ.get("KREGRESS_BUILD", "build"), "kregress"))
+    ap.add_argument("--workloads")
+    ap.add_argument("--variants", default=",".join(VARIANTS))
+    ap.add_argument("--raw", help="write every per-run value here (JSON)")
+    args = ap.parse_args()
+    variants = args.variants.split(",")
+    with_swap = len(open("/proc/swaps").read().strip().splitlines()) > 1
+    tmp = tempfile.mkdtemp()
+    plans = {}
+    for v in variants:
+        plans[v] = os.path.join(tmp, v + ".plan")
+        open(plans[v], "w").write(plan_text(v, with_swap)[0])
+    per_run = {v: {} for v in variants}   # variant -> key -> [values]
+    t_start = time.time()
+    load = []
+    for r in range(args.runs):
+        load.append(os.getloadavg()[0])
+        for v in variants:
+            iters = {}
+            for rec in run_once(args, plans[v]):
+                if rec["type"] == "sample":
+                    iters.setdefault(key_of(rec), []).append(rec["value"])
+            for k, vals in iters.items():
+                per_run[v].setdefault(k, []).append(statistics.median(vals))
+        print("# round %d/%d done, %.0f s, load %.1f" %
+              (r + 1, args.runs, time.time() - t_start, load[-1]),
+              file=sys.stderr)
+    if args.raw:
+        json.dump({v: {"%s %s" % k: vals for k, vals in d.items()}
+                   for v, d in per_run.items()}, open(args.raw, "w"),
+                  indent=1)
+    keys = sorted({k for d in per_run.values() for k in d})
+    print("# %d runs per variant on %s, %d CPUs, load average %.1f..%.1f"
+          % (args.runs, os.uname().nodename, os.cpu_count(), min(load),
+             max(load)))
+    print("# CV% = sd/mean of per-run medians; rCV% = 1.4826*MAD/median")
+    head = "%-16s %-22s %12s" % ("workload", "metric", "median(ns)")
+    for v in variants:
+        head += " %8s %8s" % (v + " CV", "rCV")
+    print(head)
+    for k in keys:
+        ref = per_run[variants[-1]].get(k) or per_run[variants[0]].get(k)
+        line = "%-16s %-22s %12.0f" % (k[0], k[1], statistics.median(ref))
+        for v in variants:
+            c, rc = cv(per_run[v].get(k, []))
+            line += " %8.2f %8.2f" % (c, rc)
+        print(line)
+
+
+if __name__ == "__main__":
+    main()
