@@ -143,6 +143,27 @@ t "no nonce: exit 1 and nothing framed" bash -c \
 KREGRESS_NONCE='bad nonce!' "$W/init" "$tmp/mini.plan" >"$tmp/out" 2>/dev/null
 t "invalid nonce refused" test $? = 1
 
+# Guest mode: init as PID 1 of a new PID namespace.  There reboot(2)
+# cannot power the host off; the kernel ends the namespace instead, killing
+# its init with SIGINT for RB_POWER_OFF (unshare then exits 128 + 2).  THP
+# goes to the stand-in sysfs (KREGRESS_INIT_SYSFS is honoured in both
+# modes) and the plan sets no swap, so the host is not touched.
+printf 'kregress-plan 1\nthp always\nrun page-zero-check --checks 10 --iterations 1 --warmup 0\n' \
+	>"$tmp/pid1.plan"
+KREGRESS_NONCE=pid1 KREGRESS_BIN_DIR="$W" KREGRESS_INIT_SYSFS="$tmp/sys" \
+	unshare -p -m --fork --mount-proc "$W/init" "$tmp/pid1.plan" \
+	>"$tmp/out" 2>"$tmp/err"
+rc=$?
+t "PID 1: powers off at the end (namespace ended by SIGINT, rc 130)" \
+	test $rc = 130
+t "PID 1: guest mode, complete output before the power-off" \
+	verify "$tmp/out" pid1 '
+assert recs[0]["mode"] == "guest", recs[0]
+assert [r["metric"] for r in recs[1:]] == ["word_check", "byte_check"], recs
+'
+t "PID 1: THP mode applied" \
+	grep -qx always "$tmp/sys/kernel/mm/transparent_hugepage/enabled"
+
 # Hosted mode never touches the host's THP setting.
 thp_before=$(cat /sys/kernel/mm/transparent_hugepage/enabled)
 printf 'kregress-plan 1\nthp never\nrun silent\n' >"$tmp/thp.plan"
