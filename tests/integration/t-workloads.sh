@@ -116,7 +116,7 @@ if swaps:
 else:
 	assert doc["status"] == "failed" and sys.argv[2] == "1", doc
 	assert len(recs) == 1 and recs[0]["type"] == "failure", recs
-	assert "still resident" in recs[0]["reason"], recs
+	assert "still mapped" in recs[0]["reason"], recs
 PYEOF
 }
 t "zero-swap: samples with swap, a failure record without" check_swap
