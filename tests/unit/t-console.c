@@ -102,6 +102,10 @@ static void test_frame(void)
 	frame_json_str(json, sizeof(json), &n, "a\"b\\c\n\x01");
 	is_str(json, "\"a\\\"b\\\\c\\u000a\\u0001\"", "JSON string escaping");
 	n = 0;
+	frame_json_str(json, sizeof(json), &n, "caf\xc3\xa9\xff");
+	is_str(json, "\"caf\\u00c3\\u00a9\\u00ff\"",
+	       "bytes >= 0x80 escaped: ASCII output, valid JSON");
+	n = 0;
 	ok(frame_json_str(json, 8, &n, "abcdefghij") < 0 &&
 	   !strcmp(json, "\"abcde\""), "JSON string cut to fit: %s", json);
 }
