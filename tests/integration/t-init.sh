@@ -164,6 +164,19 @@ assert [r["metric"] for r in recs[1:]] == ["word_check", "byte_check"], recs
 t "PID 1: THP mode applied" \
 	grep -qx always "$tmp/sys/kernel/mm/transparent_hugepage/enabled"
 
+# A workload's stderr is copied by init (the console's only writer).
+printf '#!/bin/sh\necho "diag line" >&2\necho "{\\"type\\":\\"sample\\",\\"value\\":1}"\n' \
+	>"$tmp/bin/noisy"
+chmod +x "$tmp/bin/noisy"
+printf 'kregress-plan 1\nrun noisy\n' >"$tmp/noisy.plan"
+KREGRESS_NONCE=nz KREGRESS_BIN_DIR="$tmp/bin" "$W/init" "$tmp/noisy.plan" \
+	>"$tmp/out" 2>"$tmp/err"
+t "workload stderr goes through init's stderr, never into records" \
+	bash -c "grep -qx 'diag line' '$tmp/err' && ! grep -q diag '$tmp/out'"
+t "its stdout record framed" verify "$tmp/out" nz '
+assert len(recs) == 2 and recs[1]["value"] == 1, recs
+'
+
 # Hosted mode never touches the host's THP setting.
 thp_before=$(cat /sys/kernel/mm/transparent_hugepage/enabled)
 printf 'kregress-plan 1\nthp never\nrun silent\n' >"$tmp/thp.plan"
