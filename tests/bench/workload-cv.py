@@ -13,10 +13,14 @@ of them alike:
   warmup   --iterations 1 --warmup 2     same, after two unrecorded passes
   repeat   --iterations 5 --warmup 2     median of five per run
   pinned   as repeat, plus --cpu 1       sched_setaffinity to one CPU
+  repeat15, pinned15: 15 iterations after 3 warm-up passes
+--aggregate min takes the fastest iteration of a run instead of the median
+(the least disturbed one on a busy host).
 
 Prints figures only; it never passes or fails.  Usage:
   tests/bench/workload-cv.py [--runs 30] [--kregress build/kregress]
                              [--workloads DIR] [--variants a,b] [--raw F]
+                             [--only thp-fault,mremap] [--aggregate min]
 """
 import argparse, json, math, os, statistics, subprocess, sys, tempfile, time
 
@@ -28,18 +32,20 @@ WORKLOADS = [
     ("mremap", "mremap --pud-mb 1024 --madvise nohugepage"),
     ("page-zero-check", "page-zero-check --checks 100000"),
 ]
-VARIANTS = {
+VARIANTS = {  # the first four run by default
     "single": "--iterations 1 --warmup 0",
     "warmup": "--iterations 1 --warmup 2",
     "repeat": "--iterations 5 --warmup 2",
     "pinned": "--iterations 5 --warmup 2 --cpu 1",
+    "repeat15": "--iterations 15 --warmup 3",
+    "pinned15": "--iterations 15 --warmup 3 --cpu 1",
 }
 
 
-def plan_text(variant, with_swap):
+def plan_text(variant, with_swap, only):
     lines = ["kregress-plan 1", "timeout 600"]
-    wl = list(WORKLOADS)
-    if with_swap:
+    wl = [w for w in WORKLOADS if not only or w[0] in only]
+    if with_swap and (not only or "zero-swap" in only):
         wl.append(("zero-swap", "zero-swap --size-mb 32"))
     for label, cmd in wl:
         lines.append("run %s %s" % (cmd, VARIANTS[variant]))
@@ -81,8 +87,12 @@ def main():
     ap.add_argument("--kregress", default=os.path.join(
         os.environ.get("KREGRESS_BUILD", "build"), "kregress"))
     ap.add_argument("--workloads")
-    ap.add_argument("--variants", default=",".join(VARIANTS))
+    ap.add_argument("--variants", default="single,warmup,repeat,pinned")
     ap.add_argument("--raw", help="write every per-run value here (JSON)")
+    ap.add_argument("--only", help="comma-separated workload labels")
+    ap.add_argument("--aggregate", default="median",
+                    help="per-run value(s) from the iterations: median, "
+                    "min or median,min (one table each)")
     args = ap.parse_args()
     variants = args.variants.split(",")
     with_swap = len(open("/proc/swaps").read().strip().splitlines()) > 1
@@ -90,8 +100,12 @@ def main():
     plans = {}
     for v in variants:
         plans[v] = os.path.join(tmp, v + ".plan")
-        open(plans[v], "w").write(plan_text(v, with_swap)[0])
-    per_run = {v: {} for v in variants}   # variant -> key -> [values]
+        open(plans[v], "w").write(plan_text(
+            v, with_swap, args.only.split(",") if args.only else None)[0])
+    aggs = args.aggregate.split(",")
+    fn = {"median": statistics.median, "min": min}
+    # aggregate -> variant -> key -> [one value per run]
+    per_run = {a: {v: {} for v in variants} for a in aggs}
     t_start = time.time()
     load = []
     for r in range(args.runs):
@@ -102,19 +116,26 @@ def main():
                 if rec["type"] == "sample":
                     iters.setdefault(key_of(rec), []).append(rec["value"])
             for k, vals in iters.items():
-                per_run[v].setdefault(k, []).append(statistics.median(vals))
+                for a in aggs:
+                    per_run[a][v].setdefault(k, []).append(fn[a](vals))
         print("# round %d/%d done, %.0f s, load %.1f" %
               (r + 1, args.runs, time.time() - t_start, load[-1]),
               file=sys.stderr)
     if args.raw:
-        json.dump({v: {"%s %s" % k: vals for k, vals in d.items()}
-                   for v, d in per_run.items()}, open(args.raw, "w"),
-                  indent=1)
+        json.dump({a: {v: {"%s %s" % k: vals for k, vals in d.items()}
+                       for v, d in pv.items()} for a, pv in per_run.items()},
+                  open(args.raw, "w"), indent=1)
+    for a in aggs:
+        table(per_run[a], variants, a, args.runs, load)
+
+
+def table(per_run, variants, agg, runs, load):
     keys = sorted({k for d in per_run.values() for k in d})
     print("# %d runs per variant on %s, %d CPUs, load average %.1f..%.1f"
-          % (args.runs, os.uname().nodename, os.cpu_count(), min(load),
+          % (runs, os.uname().nodename, os.cpu_count(), min(load),
              max(load)))
-    print("# CV% = sd/mean of per-run medians; rCV% = 1.4826*MAD/median")
+    print("# CV%% = sd/mean of per-run %ss of the iterations; "
+          "rCV%% = 1.4826*MAD/median" % agg)
     head = "%-16s %-22s %12s" % ("workload", "metric", "median(ns)")
     for v in variants:
         head += " %8s %8s" % (v + " CV", "rCV")
@@ -126,6 +147,7 @@ def main():
             c, rc = cv(per_run[v].get(k, []))
             line += " %8.2f %8.2f" % (c, rc)
         print(line)
+    print()
 
 
 if __name__ == "__main__":
