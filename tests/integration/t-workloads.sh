@@ -89,8 +89,9 @@ PYEOF
 t "every workload's samples present, counted, positive, with params" \
 	check_small
 
-t "table output names the metrics" \
-	bash -c "'$B/kregress' bench --native '$tmp/small.plan' | grep -q 'move_pmd'"
+"$B/kregress" bench --native "$tmp/small.plan" >"$tmp/table" 2>&1
+t "table output names the metrics and the environment" \
+	bash -c "grep -q move_pmd '$tmp/table' && grep -q '^# env: ' '$tmp/table'"
 
 # zero-swap needs swap: with none it must report a failure, not a number.
 cat >"$tmp/swap.plan" <<'PLAN'
