@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "cli_apply.h"
+#include "cli_bench.h"
 #include "cli_client.h"
 #include "cli_compare.h"
 #include "cli_series.h"
@@ -33,6 +34,8 @@ const struct cli_command cli_commands[] = {
 	{ "tree import", cli_tree_import, "tree import --tarball linux-source-X.tar.xz DIR" },
 	{ "lists poll", cli_lists_poll, CLI_LISTS_POLL_USAGE },
 	{ "lists watch", cli_lists_watch, CLI_LISTS_WATCH_USAGE },
+	{ "bench", cli_bench,
+	  "bench --native PLAN [--workloads DIR] [--json]" },
 	{ NULL, NULL, NULL },
 };
 
