@@ -125,14 +125,20 @@ PROVE    = $(TEST_ENV) prove --exec $(CURDIR)/tests/run-one
 check-fast: programs
 	$(Q)$(PROVE) $(CHECK_FAST_TESTS)
 
-check: programs
+# The full suite installs what it needs first, then starts the services
+# its tests use (tests/services.sh) and stops them again.
+check:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory check-all
+
+check-all: programs
 	$(Q)$(TEST_ENV) tests/services.sh $(CURDIR)/tests/run-one \
 		$(CHECK_FAST_TESTS) $(CHECK_SLOW_TESTS)
 
 bench: programs
 	$(Q)set -e; for b in $(BENCHMARKS); do $(TEST_ENV) $$b; done
 
-.PHONY: check check-fast bench
+.PHONY: check check-all check-fast bench
 
 deps:
 	@missing=$$(for p in $(DEBIAN_PACKAGES); do \
@@ -146,6 +152,24 @@ deps:
 		apt-get install -y -q --no-install-recommends $$missing; \
 	fi
 .PHONY: deps
+
+# make run: the embedded default — SQLite and the API on 127.0.0.1 from
+# config.example.json, the local libvirt, and the kernel tree imported from
+# Debian's linux-source package into RUN_TREE (trees[0].path of RUN_CONFIG).
+RUN_CONFIG    ?= config.example.json
+RUN_TREE      ?= /var/lib/kregress/trees/linux
+LINUX_TARBALL ?= /usr/src/linux-source-6.1.tar.xz
+
+run:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory serve
+
+serve: programs
+	$(BUILD)/kregress tree import --tarball $(LINUX_TARBALL) $(RUN_TREE)
+	@virsh -q -c qemu:///system uri >/dev/null 2>&1 || \
+		{ virtlogd -d && libvirtd -d; }
+	$(BUILD)/kregressd -c $(RUN_CONFIG)
+.PHONY: run serve
 
 install: programs $(INSTALL_EXTRA)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) \
