@@ -11,6 +11,12 @@
  * Stage work that takes long (make, qemu) runs in child processes started
  * by the stages, never on the loop.
  *
+ * The list watcher (watch_run()) runs on a thread of its own while the
+ * configuration has lists; it opens its own connection and queues the
+ * series it finds.  SIGHUP stops and joins it (it may be inside a fetch:
+ * that waits for the fetch's timeouts) and starts it on the new
+ * configuration; stopping the daemon stops it alongside the workers.
+ *
  * Stopping: the loop sets the stop flag; a worker inside a stage gets
  * PIPELINE_INTERRUPTED and gives its job back (not counted as an attempt)
  * in its own transaction, then exits.  A worker that does not stop within
@@ -42,6 +48,7 @@
 #include "jobq.h"
 #include "log.h"
 #include "pipeline.h"
+#include "watch.h"
 #include "strbuf.h"
 
 #define LEASE_DEFAULT_S		60
@@ -75,6 +82,19 @@ static size_t n_config_old;
 
 /* The JSON API (api.c), serving on its own threads; NULL until started. */
 static struct api *api;
+
+/*
+ * The list watcher (watch.c) on its own thread, running while the
+ * configuration has lists.  It reads the config it was started with, so
+ * a reload stops and joins it before starting it again on the new one.
+ */
+struct watcher {
+	pthread_t thread;
+	int started;
+	volatile sig_atomic_t stop;
+	const struct config *cfg;
+};
+static struct watcher watcher;
 
 static const struct config *config_get(void)
 {
@@ -173,6 +193,40 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
+static void *watcher_main(void *arg)
+{
+	struct watcher *wt = arg;
+
+	if (watch_run(wt->cfg, &wt->stop, 0, NULL))
+		error("watch", "the list watcher stopped");
+	return NULL;
+}
+
+/* Starts the watcher on cfg if it has lists; 0 or -1 logged. */
+static int watcher_start(const struct config *cfg)
+{
+	if (!cfg->n_lists)
+		return 0;
+	watcher.stop = 0;
+	watcher.cfg = cfg;
+	if (pthread_create(&watcher.thread, NULL, watcher_main, &watcher))
+		return error("kregressd", "cannot start the list watcher");
+	watcher.started = 1;
+	log_info("kregressd", "watching %zu list%s", cfg->n_lists,
+		 cfg->n_lists == 1 ? "" : "s");
+	return 0;
+}
+
+/* Stops and joins the watcher (it checks its flag every 200 ms). */
+static void watcher_stop(void)
+{
+	if (!watcher.started)
+		return;
+	watcher.stop = 1;
+	pthread_join(watcher.thread, NULL);
+	watcher.started = 0;
+}
+
 static void heartbeat(struct db *db, struct worker *w, int n)
 {
 	int released = 0, orphans = 0, i;
@@ -225,12 +279,15 @@ static void reload(const char *path)
 	if (!old)
 		die("config", "out of memory");
 	config_old = old;
+	/* The watcher holds the old config: stop it before the swap. */
+	watcher_stop();
 	pthread_mutex_lock(&config_lock);
 	config_old[n_config_old++] = config_cur;
 	config_cur = cfg;
 	pthread_mutex_unlock(&config_lock);
 	if (api)
 		api_reload(api, cfg);
+	watcher_start(cfg);
 	log_info("config", "%s: reloaded: trees, hosts, plans, stats, lists, "
 		 "url_allowlist, mail and limits apply to the next job; "
 		 "api.tokens to the next request", path);
@@ -329,6 +386,8 @@ static int run(struct config *cfg)
 		}
 		w[i].started = 1;
 	}
+	if (watcher_start(cfg))
+		goto stop;
 	log_info("kregressd", "ready: pid %ld, %d worker%s, lease %d s, "
 		 "owner %s", (long)getpid(), n, n == 1 ? "" : "s", lease_s,
 		 owner);
@@ -365,11 +424,14 @@ stop:
 	/* No new requests first, then the workers give their jobs back. */
 	api_stop(api);
 	api = NULL;
+	watcher.stop = 1;	/* it stops while the workers do */
 	stop_workers(db, w, n);
+	watcher_stop();
 	log_info("kregressd", "stopped");
 out:
 	api_stop(api);
 	api = NULL;
+	watcher_stop();
 	if (pfd[0].fd >= 0)
 		close(pfd[0].fd);
 	if (pfd[1].fd >= 0)
