@@ -43,6 +43,7 @@ sql() {
 # wait_status ID SECONDS: until series ID is in a final status; prints it.
 wait_status() {
 	local i st
+	[ -n "$1" ] || { echo missing; return 1; }
 	for ((i = 0; i < $2 * 10; i++)); do
 		st=$(sql "SELECT status FROM series WHERE id = $1")
 		case $st in
@@ -145,7 +146,9 @@ LORE=http://127.0.0.1:$(cat "$T/lore.port")
 
 port=$($PY -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 SRV=http://127.0.0.1:$port
-config() {	# config LISTS TREE_LISTS: writes the daemon's configuration
+config() {	# config LISTS TREE_LISTS [REFRESH]: the daemon's configuration
+	local refresh=
+	[ $# -gt 2 ] && refresh=", \"refresh\": $3"
 	cat >"$T/config.json" <<CFG
 {
 	"state_dir": "$T/state",
@@ -155,7 +158,7 @@ config() {	# config LISTS TREE_LISTS: writes the daemon's configuration
 	},
 	"url_allowlist": [ "$LORE/" ],
 	"trees": [ { "name": "small", "path": "$tree", "branch": "master",
-		     "lists": $2 } ],
+		     "lists": $2$refresh } ],
 	"lists": $1
 }
 CFG
@@ -247,9 +250,15 @@ test -n "$c" && test "$(git -C "$tree" rev-parse "$c^{tree}")" = \
 	"$(git -C "$work" rev-parse "url^{tree}")"
 ok $? "its patched commit has the expected tree"
 
-# --- the watcher, started by a reload ---------------------------------------
+# --- the watcher and the tree refresher, started by a reload ---------------
+git_ clone -q "$tree" "$T/upstream"
+echo "/* new upstream file */" >"$T/upstream/mm/new.c"
+git_ -C "$T/upstream" add mm/new.c
+git_ -C "$T/upstream" commit -q -m "mm: upstream moves on"
+up=$(git -C "$T/upstream" rev-parse HEAD)
 config "[ { \"name\": \"netdev\", \"feed_url\": \"$LORE/lkml/new.atom\",
-	  \"poll_interval_s\": 60 } ]" '[ "netdev" ]'
+	  \"poll_interval_s\": 60 } ]" '[ "netdev" ]' \
+	"{ \"remote\": \"$T/upstream\", \"interval_s\": 3600 }"
 kill -HUP "$pid"
 for _ in $(seq 300); do
 	w=$(sql "SELECT id FROM series WHERE list = 'netdev'")
@@ -258,8 +267,16 @@ for _ in $(seq 300); do
 done
 test -n "$w"
 ok $? "after SIGHUP the watcher queued the feed's series by itself"
-grep -q "watching 1 list" "$T/daemon.log"
+grep -q "list watcher started for 1 list" "$T/daemon.log"
 ok $? "the daemon logs the watcher's start"
+for _ in $(seq 300); do
+	r=$(git -C "$tree" rev-parse -q --verify refs/remotes/kregress/master)
+	[ "$r" = "$up" ] && break
+	sleep 0.1
+done
+test "$r" = "$up" &&
+	grep -q "refresh: tree small: fetched $T/upstream master" "$T/daemon.log"
+ok $? "the tree refresher fetched the remote into refs/remotes/kregress/master"
 st=$(wait_status "$w" 60)
 test "$st|$(sql "SELECT status_reason FROM series WHERE id = $w")" = \
 	"failed|build: not implemented yet"
