@@ -3,7 +3,8 @@
  *
  * The commands of the apply module, usable without the daemon.  apply
  * reads a series with the intake parser (mail.h, series.h) and converts
- * each patch into the apply module's own struct apply_patch, so that
+ * each patch into the apply module's own struct apply_patch
+ * (apply_input.c, shared with the pipeline's apply stage), so that
  * apply.c does not depend on the mail parser.
  */
 #include <getopt.h>
@@ -14,6 +15,7 @@
 #include <jansson.h>
 
 #include "apply.h"
+#include "apply_input.h"
 #include "cli.h"
 #include "cli_apply.h"
 #include "fetch.h"
@@ -163,11 +165,10 @@ static int do_apply(const char *src, const struct apply_cli *o)
 {
 	struct series *s = NULL;
 	struct apply_repo *r = NULL;
-	struct apply_patch *pp = NULL;
+	struct apply_input in = { 0 };
 	struct apply_result res;
 	struct apply_opts ao = { .no_fallback = o->no_fallback };
 	struct apply_base b;
-	struct strbuf *msgs = NULL;
 	size_t i;
 	int ret = CLI_FAILED;
 
@@ -186,24 +187,8 @@ static int do_apply(const char *src, const struct apply_cli *o)
 	if (o->base ? apply_base_explicit(r, o->base, &b) :
 	    apply_base_resolve(r, s->base_commit, o->branch, &b))
 		goto out;
-	pp = calloc(s->nr_patches, sizeof(*pp));
-	msgs = calloc(s->nr_patches, sizeof(*msgs));
-	if (!pp || !msgs)
-		die("apply", "out of memory");
-	for (i = 0; i < s->nr_patches; i++) {
-		const struct series_patch *p = s->patches[i];
-
-		strbuf_init(&msgs[i]);
-		series_patch_commit_message(p, 1, &msgs[i]);
-		pp[i].author_name = p->author_name;
-		pp[i].author_email = p->author_email;
-		pp[i].time = p->has_date ? p->date : 0;
-		pp[i].tz_min = p->tz_offset_min;
-		pp[i].message = msgs[i].buf;
-		pp[i].diff = p->diff ? p->diff : "";
-		pp[i].diff_len = p->diff_len;
-	}
-	if (apply_series(r, b.oid, pp, s->nr_patches, &ao, &res) < 0)
+	apply_input_from_series(s, &in);
+	if (apply_series(r, b.oid, in.patches, in.n, &ao, &res) < 0)
 		goto out;
 	if (o->json) {
 		print_json(&res, s, o->tree, &b);
@@ -220,11 +205,7 @@ static int do_apply(const char *src, const struct apply_cli *o)
 	}
 	ret = res.status == APPLY_OK ? CLI_OK : CLI_FAILED;
 out:
-	if (msgs)
-		for (i = 0; i < s->nr_patches; i++)
-			strbuf_release(&msgs[i]);
-	free(msgs);
-	free(pp);
+	apply_input_release(&in);
 	apply_result_release(&res);
 	apply_repo_free(r);
 	series_free(s);

@@ -357,11 +357,26 @@ static void print_series(json_t *s)
 	printf("  submitted:   %s UTC\n", when);
 	print_time(num(s, "updated_at"), when, sizeof(when));
 	printf("  updated:     %s UTC\n", when);
+	if (*str(s, "tree"))
+		printf("  tree:        %s\n", str(s, "tree"));
+	if (*str(s, "base_used"))
+		printf("  base:        %s (%s: %s)\n", str(s, "base_used"),
+		       str(s, "base_source"), str(s, "base_reason"));
+	if (num(s, "apply_failed_patch"))
+		printf("  not applied: patch %lld/%lld %s %s\n",
+		       num(s, "apply_failed_patch"), num(s, "total"),
+		       str(s, "apply_failed_file"),
+		       str(s, "apply_failed_hunk"));
 	if (json_array_size(patches)) {
 		printf("  patches:\n");
-		json_array_foreach(patches, i, p)
+		json_array_foreach(patches, i, p) {
 			printf("    %lld/%lld %s\n", num(p, "idx"),
 			       num(s, "total"), str(p, "subject"));
+			if (*str(p, "applied_commit"))
+				printf("        commit %s (%s)\n",
+				       str(p, "applied_commit"),
+				       str(p, "apply_method"));
+		}
 	}
 	printf("  jobs:\n");
 	print_jobs(s, stdout);

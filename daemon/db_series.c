@@ -254,14 +254,17 @@ int db_series_get(struct db *db, long long id, json_t **out)
 	static const char series_sql[] =
 		"SELECT id, msgid, list, subject, author, version, total, "
 		"change_id, base_commit, source_url, length(mbox) AS "
-		"mbox_bytes, tree_id, status, status_reason, created_at, "
+		"mbox_bytes, tree_id, (SELECT name FROM tree WHERE "
+		"tree.id = series.tree_id) AS tree, base_used, base_source, "
+		"base_reason, apply_failed_patch, apply_failed_file, "
+		"apply_failed_hunk, status, status_reason, created_at, "
 		"updated_at FROM series WHERE id = ?1";
 	static const struct {
 		const char *key, *sql;
 	} parts[] = {
 		{ "patches",
-		  "SELECT idx, msgid, subject, author, date, applied_commit "
-		  "FROM patch WHERE series_id = ?1 ORDER BY idx" },
+		  "SELECT idx, msgid, subject, author, date, applied_commit, "
+		  "apply_method FROM patch WHERE series_id = ?1 ORDER BY idx" },
 		{ "jobs",
 		  "SELECT id, kind, state, attempts, max_attempts, "
 		  "not_before, last_error, created_at, updated_at "

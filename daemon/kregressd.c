@@ -11,6 +11,14 @@
  * Stage work that takes long (make, qemu) runs in child processes started
  * by the stages, never on the loop.
  *
+ * The list watcher (watch_run()) runs on a thread of its own while the
+ * configuration has lists; it opens its own connection and queues the
+ * series it finds.  The tree refresher (refresh_run()) likewise while a
+ * tree has a refresh schedule.  SIGHUP stops and joins both (one may be
+ * inside a fetch: that waits for the fetch to end) and starts them on the
+ * new configuration; stopping the daemon stops them alongside the
+ * workers.
+ *
  * Stopping: the loop sets the stop flag; a worker inside a stage gets
  * PIPELINE_INTERRUPTED and gives its job back (not counted as an attempt)
  * in its own transaction, then exits.  A worker that does not stop within
@@ -42,6 +50,8 @@
 #include "jobq.h"
 #include "log.h"
 #include "pipeline.h"
+#include "refresh.h"
+#include "watch.h"
 #include "strbuf.h"
 
 #define LEASE_DEFAULT_S		60
@@ -75,6 +85,42 @@ static size_t n_config_old;
 
 /* The JSON API (api.c), serving on its own threads; NULL until started. */
 static struct api *api;
+
+/*
+ * Background threads that read the config they were started with: the
+ * list watcher (watch.c), while the configuration has lists, and the
+ * tree refresher (refresh.c), while a tree has a refresh schedule.  A
+ * reload stops and joins them before starting them again on the new
+ * configuration.
+ */
+struct bg {
+	const char *name;
+	pthread_t thread;
+	int started;
+	volatile sig_atomic_t stop;
+	const struct config *cfg;
+	size_t (*count)(const struct config *cfg);
+	int (*run)(const struct config *cfg,
+		   const volatile sig_atomic_t *stop);
+};
+
+static size_t lists_count(const struct config *cfg)
+{
+	return cfg->n_lists;
+}
+
+static int watch_loop(const struct config *cfg,
+		      const volatile sig_atomic_t *stop)
+{
+	return watch_run(cfg, stop, 0, NULL);
+}
+
+static struct bg bgs[] = {
+	{ .name = "list watcher", .count = lists_count, .run = watch_loop },
+	{ .name = "tree refresher", .count = refresh_count,
+	  .run = refresh_run },
+};
+#define N_BG (sizeof(bgs) / sizeof(bgs[0]))
 
 static const struct config *config_get(void)
 {
@@ -173,6 +219,60 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
+static void *bg_main(void *arg)
+{
+	struct bg *b = arg;
+
+	if (b->run(b->cfg, &b->stop))
+		error("kregressd", "the %s stopped", b->name);
+	return NULL;
+}
+
+/* Starts the background threads cfg needs; 0 or -1 logged. */
+static int bg_start(const struct config *cfg)
+{
+	size_t i, n;
+
+	for (i = 0; i < N_BG; i++) {
+		n = bgs[i].count(cfg);
+		if (!n)
+			continue;
+		bgs[i].stop = 0;
+		bgs[i].cfg = cfg;
+		if (pthread_create(&bgs[i].thread, NULL, bg_main, &bgs[i]))
+			return error("kregressd", "cannot start the %s",
+				     bgs[i].name);
+		bgs[i].started = 1;
+		log_info("kregressd", "%s started for %zu %s%s",
+			 bgs[i].name, n, i ? "tree" : "list",
+			 n == 1 ? "" : "s");
+	}
+	return 0;
+}
+
+/* Asks the background threads to stop (they check every 200 ms). */
+static void bg_signal(void)
+{
+	size_t i;
+
+	for (i = 0; i < N_BG; i++)
+		bgs[i].stop = 1;
+}
+
+/* Stops and joins them. */
+static void bg_stop(void)
+{
+	size_t i;
+
+	bg_signal();
+	for (i = 0; i < N_BG; i++) {
+		if (!bgs[i].started)
+			continue;
+		pthread_join(bgs[i].thread, NULL);
+		bgs[i].started = 0;
+	}
+}
+
 static void heartbeat(struct db *db, struct worker *w, int n)
 {
 	int released = 0, orphans = 0, i;
@@ -225,12 +325,15 @@ static void reload(const char *path)
 	if (!old)
 		die("config", "out of memory");
 	config_old = old;
+	/* The background threads hold the old config: stop them first. */
+	bg_stop();
 	pthread_mutex_lock(&config_lock);
 	config_old[n_config_old++] = config_cur;
 	config_cur = cfg;
 	pthread_mutex_unlock(&config_lock);
 	if (api)
 		api_reload(api, cfg);
+	bg_start(cfg);
 	log_info("config", "%s: reloaded: trees, hosts, plans, stats, lists, "
 		 "url_allowlist, mail and limits apply to the next job; "
 		 "api.tokens to the next request", path);
@@ -329,6 +432,8 @@ static int run(struct config *cfg)
 		}
 		w[i].started = 1;
 	}
+	if (bg_start(cfg))
+		goto stop;
 	log_info("kregressd", "ready: pid %ld, %d worker%s, lease %d s, "
 		 "owner %s", (long)getpid(), n, n == 1 ? "" : "s", lease_s,
 		 owner);
@@ -365,11 +470,14 @@ stop:
 	/* No new requests first, then the workers give their jobs back. */
 	api_stop(api);
 	api = NULL;
+	bg_signal();	/* they stop while the workers do */
 	stop_workers(db, w, n);
+	bg_stop();
 	log_info("kregressd", "stopped");
 out:
 	api_stop(api);
 	api = NULL;
+	bg_stop();
 	if (pfd[0].fd >= 0)
 		close(pfd[0].fd);
 	if (pfd[1].fd >= 0)

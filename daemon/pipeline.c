@@ -16,13 +16,17 @@
 
 #include "db.h"
 #include "db_pipeline.h"
+#include "intake.h"
 #include "jobq.h"
 #include "log.h"
 #include "pipeline.h"
+#include "stage_apply.h"
 
 const struct pipeline_stage pipeline_stages[] = {
-	{ "fetch", "fetching", "fetched", "fetch-failed", "apply", NULL },
-	{ "apply", "applying", "applied", "does-not-apply", "build", NULL },
+	{ "fetch", "fetching", "fetched", "fetch-failed", "apply",
+	  intake_fetch_stage },
+	{ "apply", "applying", "applied", "does-not-apply", "build",
+	  stage_apply },
 	{ "build", "building", "built", "build-failed", "run", NULL },
 	{ "run", "running", "ran", "boot-failed", "analyze", NULL },
 	{ "analyze", "analyzing", "analyzed", "failed", "report", NULL },

@@ -7,6 +7,9 @@
 # input gives a clear error and writes nothing, then kills the daemon
 # with SIGKILL while a job holds a lease, restarts it and checks that no
 # series or job was lost or duplicated and the interrupted job runs again.
+# URLs are served by the fake lore server (tests/fixtures/fake-lore.py);
+# no tree is configured, so fetched series end "failed" at apply with
+# "no tree configured", an honest final state.
 set -u
 
 B=${KREGRESS_BUILD:?}
@@ -16,6 +19,7 @@ TOKEN=integration-token-0123456789
 n=0
 fail=0
 pid=
+lore=
 
 ok() {
 	n=$((n + 1))
@@ -41,6 +45,7 @@ diag() {
 
 cleanup() {
 	[ -n "$pid" ] && { kill -9 "$pid"; wait "$pid"; } 2>/dev/null
+	[ -n "$lore" ] && { kill "$lore"; wait "$lore"; } 2>/dev/null
 	rm -rf "$T"
 }
 trap cleanup EXIT
@@ -54,6 +59,14 @@ for row in con.execute(sys.argv[2]):
 PYEOF
 }
 
+$PY "$KREGRESS_SRC/tests/fixtures/fake-lore.py" \
+	--root "$KREGRESS_SRC/tests/fixtures/mail" --port-file "$T/lore.port" \
+	--log "$T/lore.log" &
+lore=$!
+for _ in $(seq 100); do [ -s "$T/lore.port" ] && break; sleep 0.1; done
+LORE=http://127.0.0.1:$(cat "$T/lore.port")
+NOTREE='apply: no tree configured (trees[] of the configuration is empty)'
+
 port=$($PY -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 SRV=http://127.0.0.1:$port
 mkdir -p "$T/state"
@@ -66,7 +79,7 @@ cat >"$T/config.json" <<CFG
 		"tokens": [ { "name": "test", "value": "$TOKEN" } ],
 		"max_body_bytes": 65536
 	},
-	"url_allowlist": [ "https://lore.kernel.org/" ]
+	"url_allowlist": [ "https://lore.kernel.org/", "$LORE/" ]
 }
 CFG
 
@@ -97,7 +110,7 @@ export KREGRESS_TOKEN=$TOKEN
 
 # --- submissions -----------------------------------------------------------
 kr submit --server "$SRV" \
-	https://lore.kernel.org/all/20231122.1@example.org/t.mbox.gz
+	"$LORE/lkml/20231122.1@example.org/t.mbox.gz"
 ok $? "submit a URL"
 grep -q '^submitted series 1 (queued)' "$T/out"
 ok $? "submit prints the new series id"
@@ -134,7 +147,7 @@ ok $? "status shows both series"
 
 kr status -c "$T/config.json" 1
 ok $? "status ID (server from the config's api.listen)"
-grep -q '^series 1: ' "$T/out" && grep -q 'lore.kernel.org' "$T/out"
+grep -q '^series 1: ' "$T/out" && grep -qF "$LORE/lkml/" "$T/out"
 ok $? "status ID shows the series and its source"
 
 kr status --server "$SRV" --json 2
@@ -194,10 +207,11 @@ curl -s "$SRV/metrics" | grep -q '^kregress_http_requests_total{method="POST",ro
 ok $? "metrics count the 401"
 
 # --- watch ------------------------------------------------------------------
-# Series 1 fails at fetch ("not implemented yet"): watch follows it to the end.
+# Series 1 is fetched, then fails at apply (no tree): watch follows it to
+# the end.
 timeout 30 "$B/kregress" watch --server "$SRV" --interval 1 1 >"$T/out" 2>"$T/err"
 rc=$?
-test $rc = 1 && tail -1 "$T/out" | grep -q '^series 1: failed (fetch: not implemented yet)'
+test $rc = 1 && tail -1 "$T/out" | grep -qF "series 1: failed ($NOTREE)"
 ok $? "watch (piped) ends at the final state, exit 1 for a failure"
 ! grep -q $'\033' "$T/out" && test "$(sort "$T/out" | uniq -d | wc -l)" = 0
 ok $? "watch (piped): plain lines, one per change"
@@ -212,7 +226,7 @@ ok $? "SIGTERM: the daemon and its API stop cleanly"
 pid=
 KREGRESS_TEST_STAGE_SLEEP=60 start_daemon
 ok $? "restarted with a stage that holds its lease for 60 s"
-kr submit --server "$SRV" https://lore.kernel.org/all/3@example.org/
+kr submit --server "$SRV" "$LORE/lkml/3@example.org/"
 ok $? "submit a third series"
 leased() {
 	"$B/kregress" status --server "$SRV" --json 3 >"$T/s3" 2>/dev/null &&
@@ -229,7 +243,7 @@ if command -v script >/dev/null; then
 		grep -q 'fetch: running, attempt 1/5' "$T/out"
 	ok $? "watch on a terminal redraws its block in place"
 fi
-before="$(sql "SELECT count(*) FROM series") $(sql "SELECT count(*) FROM job")"
+before="$(sql "SELECT count(*) FROM series") $(sql "SELECT count(*) FROM job WHERE kind = 'fetch'")"
 { kill -9 "$pid"; wait "$pid"; } 2>/dev/null
 pid=
 test "$(sql "SELECT state || '|' || attempts FROM job WHERE series_id = 3")" = "running|1"
@@ -237,14 +251,16 @@ ok $? "after kill -9 the job is still leased by the dead daemon"
 start_daemon
 ok $? "restarted after kill -9"
 timeout 30 "$B/kregress" watch --server "$SRV" --interval 1 3 >"$T/out" 2>&1
-tail -1 "$T/out" | grep -q '^series 3: failed (fetch: not implemented yet)'
+tail -1 "$T/out" | grep -qF "series 3: failed ($NOTREE)"
 ok $? "the interrupted job ran again to the series' end"
 kr status --server "$SRV" --json 3
-$PY -c 'import json, sys; d = json.load(open(sys.argv[1])); j = d["jobs"]; sys.exit(not (len(j) == 1 and j[0]["attempts"] == 2 and j[0]["state"] == "failed" and j[0]["last_error"] == "not implemented yet"))' "$T/out"
-ok $? "one job, attempt 2, with its reason (through the API)"
-test "$(sql "SELECT count(*) FROM series") $(sql "SELECT count(*) FROM job")" = "$before"
-ok $? "no series or job lost or duplicated ($before)"
-test "$(sql "SELECT count(*) FROM series WHERE status = 'failed'")" = 3
+$PY -c 'import json, sys; d = json.load(open(sys.argv[1])); j = d["jobs"]; sys.exit(not (len(j) == 2 and j[0]["kind"] == "fetch" and j[0]["attempts"] == 2 and j[0]["state"] == "done" and j[1]["kind"] == "apply" and j[1]["state"] == "failed" and j[1]["last_error"].startswith("no tree configured")))' "$T/out"
+ok $? "fetch ran again (attempt 2), then apply failed with its reason (API)"
+test "$(sql "SELECT count(*) FROM series") $(sql "SELECT count(*) FROM job WHERE kind = 'fetch'")" = "$before"
+ok $? "no series or fetch job lost or duplicated ($before)"
+test "$(sql "SELECT status FROM series ORDER BY id" | tr '\n' ' ')" = \
+	"failed fetch-failed failed "
+
 ok $? "every series reached its final state"
 grep -q 'released 1 stale lease,' "$T/daemon.log"
 ok $? "the restart logged the released lease"

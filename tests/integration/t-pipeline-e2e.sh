@@ -1,0 +1,305 @@
+#!/bin/bash
+# t-pipeline-e2e.sh - the real kregressd runs the real fetch and apply
+# stages: a small git tree with kernel-like files is the configured tree,
+# series made by `git format-patch` (in a clone, so that the tree does not
+# have their commits) are submitted with `kregress submit` as an mbox and
+# as a URL to the fake lore server; the daemon fetches, applies and stops
+# at build ("not implemented yet" on this branch).  A series that does not
+# apply ends does-not-apply with its patch, file and hunk.  Then a reload
+# (SIGHUP) adds a watched list: the watcher finds a series in the fake
+# lore feed and queues it by itself, and it is applied on the list's tree.
+set -u
+B=${KREGRESS_BUILD:?}
+S=${KREGRESS_SRC:?}
+PY=/usr/bin/python3
+T=$(mktemp -d /tmp/t-e2e.XXXXXX)
+TOKEN=e2e-token-0123456789abcdef
+n=0
+fail=0
+pid=
+lore=
+
+ok() {
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		fail=1
+	fi
+}
+
+cleanup() {
+	[ -n "$pid" ] && { kill -9 "$pid"; wait "$pid"; } 2>/dev/null
+	[ -n "$lore" ] && { kill "$lore"; wait "$lore"; } 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+
+sql() {
+	sqlite3 -cmd ".timeout 5000" "$T/state/kregress.db" "$1"
+}
+
+# wait_status ID SECONDS: until series ID is in a final status; prints it.
+wait_status() {
+	local i st
+	[ -n "$1" ] || { echo missing; return 1; }
+	for ((i = 0; i < $2 * 10; i++)); do
+		st=$(sql "SELECT status FROM series WHERE id = $1")
+		case $st in
+		failed | does-not-apply | fetch-failed | incomplete)
+			echo "$st"
+			return 0 ;;
+		esac
+		sleep 0.1
+	done
+	echo "${st:-missing}"
+	return 1
+}
+
+# json FILE EXPR: evaluates a Python expression on the JSON document d.
+json() {
+	$PY -c 'import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
+}
+
+git_() {
+	git -c user.name=Dev -c user.email=dev@example.org \
+		-c init.defaultBranch=master "$@"
+}
+
+# --- a small kernel-like tree --------------------------------------------
+tree=$T/linux
+mkdir -p "$tree/mm" "$tree/net/core"
+for i in $(seq 1 40); do echo "/* memory.c line $i */"; done \
+	>"$tree/mm/memory.c"
+printf 'obj-y := memory.o\nobj-y += mremap.o\n' >"$tree/mm/Makefile"
+echo a >"$tree/net/core/dev.c"
+printf 'VERSION = 6\nPATCHLEVEL = 1\n' >"$tree/Makefile"
+git_ -C "$tree" init -q && git_ -C "$tree" add -A &&
+	git_ -C "$tree" commit -q -m "Linux 6.1-ish"
+ok $? "a small git tree"
+base=$(git -C "$tree" rev-parse HEAD)
+
+# Series are made in a clone: the tree never sees their commits.
+work=$T/work
+git_ clone -q "$tree" "$work"
+edit() {	# edit FILE LINE TEXT: replace one line
+	sed -i "$2s|.*|$3|" "$work/$1"
+}
+commit() {
+	GIT_AUTHOR_DATE="2024-06-0$1T10:00:00+02:00" \
+	GIT_COMMITTER_DATE="2024-06-0$1T10:00:00+02:00" \
+		git_ -C "$work" commit -q -a -m "$2" -m "Body of $2." \
+		-m "Signed-off-by: Dev <dev@example.org>"
+}
+# good: two patches on the tree's commit
+git_ -C "$work" checkout -q -b good master
+edit mm/memory.c 10 "/* memory.c line 10, faster */"
+commit 1 "mm: make line 10 faster"
+edit mm/Makefile 2 "obj-y += mremap.o pagewalk.o"
+commit 2 "mm: build pagewalk"
+git_ -C "$work" format-patch -q --cover-letter --thread --base=master \
+	--stdout master..good >"$T/good.mbox"
+# bad: made on a commit the tree lacks; patch 2's context is not there
+git_ -C "$work" checkout -q -b bad master
+edit mm/memory.c 20 "/* memory.c line 20 elsewhere */"
+commit 3 "mm: a change that is not upstream"
+edit mm/Makefile 1 "obj-y := memory.o util.o"
+commit 4 "mm: build util"
+edit mm/memory.c 21 "/* memory.c line 21, changed */"
+commit 5 "mm: change line 21"
+git_ -C "$work" format-patch -q --cover-letter --thread \
+	--base="$(git -C "$work" rev-parse bad~2)" --stdout bad~2..bad \
+	>"$T/bad.mbox"
+# url: one patch, served by the fake lore server as a thread
+git_ -C "$work" checkout -q -b url master
+edit Makefile 2 "PATCHLEVEL = 2"
+commit 6 "Makefile: bump the patch level"
+mkdir -p "$T/lore"
+git_ -C "$work" format-patch -q --thread --stdout master..url \
+	>"$T/lore/thread-v1-v2.mbox"
+grep -c '^Subject: \[PATCH' "$T/good.mbox" "$T/bad.mbox" \
+	"$T/lore/thread-v1-v2.mbox" | tr '\n' ' ' | grep -q \
+	'good.mbox:3 .*bad.mbox:3 .*thread-v1-v2.mbox:1'
+ok $? "format-patch series: good (2 + cover), bad (2 + cover), url (1)"
+
+# The feed the watcher reads: one net-next patch (the fake server answers
+# /lkml/net-*/t.mbox.gz with a one-patch thread changing net/core/dev.c).
+cat >"$T/feed.atom" <<'ATOM'
+<?xml version="1.0" encoding="us-ascii"?>
+<feed xmlns="http://www.w3.org/2005/Atom"
+ xmlns:thr="http://purl.org/syndication/thread/1.0"><title>netdev</title
+><link rel="alternate" href="@@BASE@@/lkml/"/><id>mailto:netdev@example.org</id
+><updated>2024-06-01T00:00:00Z</updated><entry><author><name>Net Dev</name
+><email>net@example.org</email></author
+><title>[PATCH net-next] net: tweak</title
+><updated>2024-06-01T00:00:00Z</updated
+><link href="@@BASE@@/lkml/net-1@example.org/"/><id>urn:uuid:1</id
+></entry></feed>
+ATOM
+
+$PY "$S/tests/fixtures/fake-lore.py" --root "$T/lore" --feed "$T/feed.atom" \
+	--port-file "$T/lore.port" --log "$T/lore.log" &
+lore=$!
+for _ in $(seq 100); do [ -s "$T/lore.port" ] && break; sleep 0.1; done
+LORE=http://127.0.0.1:$(cat "$T/lore.port")
+
+port=$($PY -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+SRV=http://127.0.0.1:$port
+config() {	# config LISTS TREE_LISTS [REFRESH]: the daemon's configuration
+	local refresh=
+	[ $# -gt 2 ] && refresh=", \"refresh\": $3"
+	cat >"$T/config.json" <<CFG
+{
+	"state_dir": "$T/state",
+	"api": {
+		"listen": "127.0.0.1:$port",
+		"tokens": [ { "name": "test", "value": "$TOKEN" } ]
+	},
+	"url_allowlist": [ "$LORE/" ],
+	"trees": [ { "name": "small", "path": "$tree", "branch": "master",
+		     "lists": $2$refresh } ],
+	"lists": $1
+}
+CFG
+}
+config '[]' '[]'
+"$B/kregressd" -c "$T/config.json" 2>"$T/daemon.log" &
+pid=$!
+for _ in $(seq 100); do
+	grep -q "ready: pid $pid" "$T/daemon.log" && break
+	sleep 0.1
+done
+grep -q "ready: pid $pid" "$T/daemon.log"
+ok $? "kregressd started"
+export KREGRESS_TOKEN=$TOKEN
+
+# --- an mbox that applies --------------------------------------------------
+"$B/kregress" submit --server "$SRV" "$T/good.mbox" >"$T/out" 2>&1
+ok $? "submit the good series"
+id=$(sed -n 's/^submitted series \([0-9]*\).*/\1/p' "$T/out")
+st=$(wait_status "$id" 60)
+ok $? "the good series reached a final status ($st)"
+test "$st|$(sql "SELECT status_reason FROM series WHERE id = $id")" = \
+	"failed|build: not implemented yet"
+ok $? "it went past fetch and apply and stopped at build"
+test "$(sql "SELECT group_concat(kind || ':' || state, ' ') FROM
+	(SELECT kind, state FROM job WHERE series_id = $id ORDER BY id)")" = \
+	"fetch:done apply:done build:failed"
+ok $? "jobs: fetch done, apply done, build failed"
+"$B/kregress" status --server "$SRV" --json "$id" >"$T/good.json"
+ok $? "kregress status ID --json"
+head=$(json "$T/good.json" 'd["patches"][-1]["applied_commit"]')
+test "$(json "$T/good.json" '[(p["idx"], p["applied_commit"] is not None, p["apply_method"]) for p in d["patches"]]')" = \
+	"[(0, False, None), (1, True, 'libgit2'), (2, True, 'libgit2')]"
+ok $? "each patch has its applied commit and method; the cover has none"
+test "$(git -C "$tree" rev-parse "$head^{tree}")" = \
+	"$(git -C "$work" rev-parse "good^{tree}")"
+ok $? "the patched commit is in the tree and has the series' tree"
+test "$(git -C "$tree" log --format=%s "$base..$head" | tr '\n' '|')" = \
+	"mm: build pagewalk|mm: make line 10 faster|"
+ok $? "one commit per patch, on the base"
+test "$(json "$T/good.json" '"%s %s %s" % (d["tree"], d["base_used"], d["base_source"])')" = \
+	"small $base base-commit"
+ok $? "base: the series' base-commit, on tree small"
+json "$T/good.json" 'd["base_reason"]' | grep -q "tree small: the first configured"
+ok $? "the base reason says how the tree was chosen"
+"$B/kregress" status --server "$SRV" "$id" >"$T/good.txt"
+grep -q "^  base:        $base (base-commit: " "$T/good.txt" &&
+	grep -q "^        commit $head (libgit2)" "$T/good.txt"
+ok $? "kregress status ID shows the base and the patched commits"
+
+# --- an mbox that does not apply -------------------------------------------
+"$B/kregress" submit --server "$SRV" "$T/bad.mbox" >"$T/out" 2>&1
+id2=$(sed -n 's/^submitted series \([0-9]*\).*/\1/p' "$T/out")
+st=$(wait_status "$id2" 60)
+test "$st" = does-not-apply
+ok $? "the bad series: does-not-apply ($st)"
+reason=$(sql "SELECT status_reason FROM series WHERE id = $id2")
+case $reason in
+"apply: patch 2/2 (mm/memory.c, @@ -18,7 +18,7 @@"*"): "*) r=0 ;;
+*) r=1 ;;
+esac
+ok $r "reason names patch, file and hunk: $reason"
+test "$(sql "SELECT apply_failed_patch || '|' || apply_failed_file || '|' ||
+	base_source || '|' || base_used FROM series WHERE id = $id2")" = \
+	"2|mm/memory.c|branch|$base"
+ok $? "failure columns stored; base fell back to the branch"
+test "$(sql "SELECT count(*) FROM job WHERE series_id = $id2 AND
+	kind = 'build'")" = 0
+ok $? "no build queued for it"
+test "$(sql "SELECT idx || ':' || (applied_commit IS NOT NULL) FROM patch
+	WHERE series_id = $id2 ORDER BY idx" | tr '\n' ' ')" = "0:0 1:1 2:0 "
+ok $? "patch 1 applied before patch 2 failed"
+"$B/kregress" status --server "$SRV" "$id2" >"$T/bad.txt"
+grep -q "^  not applied: patch 2/2 mm/memory.c @@ -18,7 +18,7 @@" "$T/bad.txt"
+ok $? "kregress status shows the failing patch"
+
+# --- a URL to the fake lore server -------------------------------------------
+"$B/kregress" submit --server "$SRV" "$LORE/lkml/url-1@example.org/" \
+	>"$T/out" 2>&1
+id3=$(sed -n 's/^submitted series \([0-9]*\).*/\1/p' "$T/out")
+st=$(wait_status "$id3" 60)
+test "$st|$(sql "SELECT status_reason FROM series WHERE id = $id3")" = \
+	"failed|build: not implemented yet"
+ok $? "a URL submission is fetched and applied ($st)"
+grep -qx "/lkml/url-1@example.org/t.mbox.gz" "$T/lore.log"
+ok $? "the thread was fetched from the fake lore server"
+c=$(sql "SELECT applied_commit FROM patch WHERE series_id = $id3 AND idx = 1")
+test -n "$c" && test "$(git -C "$tree" rev-parse "$c^{tree}")" = \
+	"$(git -C "$work" rev-parse "url^{tree}")"
+ok $? "its patched commit has the expected tree"
+
+# --- the watcher and the tree refresher, started by a reload ---------------
+git_ clone -q "$tree" "$T/upstream"
+echo "/* new upstream file */" >"$T/upstream/mm/new.c"
+git_ -C "$T/upstream" add mm/new.c
+git_ -C "$T/upstream" commit -q -m "mm: upstream moves on"
+up=$(git -C "$T/upstream" rev-parse HEAD)
+config "[ { \"name\": \"netdev\", \"feed_url\": \"$LORE/lkml/new.atom\",
+	  \"poll_interval_s\": 60 } ]" '[ "netdev" ]' \
+	"{ \"remote\": \"$T/upstream\", \"interval_s\": 3600 }"
+kill -HUP "$pid"
+for _ in $(seq 300); do
+	w=$(sql "SELECT id FROM series WHERE list = 'netdev'")
+	[ -n "$w" ] && break
+	sleep 0.1
+done
+test -n "$w"
+ok $? "after SIGHUP the watcher queued the feed's series by itself"
+grep -q "list watcher started for 1 list" "$T/daemon.log"
+ok $? "the daemon logs the watcher's start"
+for _ in $(seq 300); do
+	r=$(git -C "$tree" rev-parse -q --verify refs/remotes/kregress/master)
+	[ "$r" = "$up" ] && break
+	sleep 0.1
+done
+test "$r" = "$up" &&
+	grep -q "refresh: tree small: fetched $T/upstream master" "$T/daemon.log"
+ok $? "the tree refresher fetched the remote into refs/remotes/kregress/master"
+st=$(wait_status "$w" 60)
+test "$st|$(sql "SELECT status_reason FROM series WHERE id = $w")" = \
+	"failed|build: not implemented yet"
+ok $? "the watched series is fetched and applied ($st)"
+sql "SELECT base_reason FROM series WHERE id = $w" |
+	grep -q "tree small: it lists netdev"
+ok $? "its tree was chosen by its list"
+c=$(sql "SELECT applied_commit FROM patch WHERE series_id = $w AND idx = 1")
+test -n "$c" && test "$(git -C "$tree" show "$c:net/core/dev.c")" = b
+ok $? "its patched commit changes net/core/dev.c"
+test "$(sql "SELECT count(*) FROM series WHERE list = 'netdev'")" = 1
+ok $? "queued once"
+
+# --- stopping ----------------------------------------------------------------
+kill -TERM "$pid"
+wait "$pid"
+ok $? "SIGTERM: exit 0 with the watcher running"
+pid=
+grep -q "kregressd: stopped" "$T/daemon.log"
+ok $? "stopped cleanly"
+
+if [ $fail != 0 ]; then
+	echo "# daemon log:"
+	sed 's/^/#   /' "$T/daemon.log"
+fi
+echo "1..$n"
