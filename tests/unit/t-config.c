@@ -58,7 +58,8 @@ static void test_example(void)
 	is_str(cfg->api.tokens[0].name, "admin", "token name");
 	is_int(cfg->n_trees, 1, "one tree");
 	is_str(cfg->trees[0].lists[0], "linux-mm", "tree's list");
-	is_int(cfg->trees[0].refresh_interval_s, 3600, "refresh interval");
+	ok(!cfg->trees[0].refresh_remote, "the imported tree has no remote");
+	is_int(cfg->trees[0].refresh_interval_s, 0, "so it is never refreshed");
 	ok(cfg->has_arch[CONFIG_ARCH_X86_64] &&
 	   cfg->has_arch[CONFIG_ARCH_ARM64],
 	   "both arches");
