@@ -47,6 +47,7 @@
 #include "api.h"
 #include "config.h"
 #include "db.h"
+#include "fs.h"
 #include "jobq.h"
 #include "log.h"
 #include "pipeline.h"
@@ -141,33 +142,6 @@ static void usage(FILE *f)
 		"  -f         prefix log lines with a timestamp (when run "
 		"by hand;\n"
 		"             the journal adds its own)\n");
-}
-
-/* mkdir -p with mode for the missing parts. */
-static int mkdir_p(const char *path, mode_t mode)
-{
-	struct strbuf sb = STRBUF_INIT;
-	char *p, c;
-	int ret = -1;
-
-	strbuf_addstr(&sb, path);
-	for (p = sb.buf + 1; ; p++) {
-		if (*p && *p != '/')
-			continue;
-		c = *p;
-		*p = '\0';
-		if (mkdir(sb.buf, mode) && errno != EEXIST) {
-			error("kregressd", "%s: %s", sb.buf, strerror(errno));
-			goto out;
-		}
-		*p = c;
-		if (!c)
-			break;
-	}
-	ret = 0;
-out:
-	strbuf_release(&sb);
-	return ret;
 }
 
 static void *worker_main(void *arg)
@@ -392,7 +366,7 @@ static int run(struct config *cfg)
 		lease_s = atoi(env);
 	its.it_interval.tv_sec = lease_s / 3 > 0 ? lease_s / 3 : 1;
 	its.it_value = its.it_interval;
-	if (mkdir_p(cfg->state_dir, 0750) || db_open(cfg->database, &db))
+	if (fs_mkdir_p(cfg->state_dir, 0750) || db_open(cfg->database, &db))
 		goto out;
 	gethostname(host, sizeof(host) - 1);
 	snprintf(owner, sizeof(owner), "%s:%ld:%lld", host, (long)getpid(),

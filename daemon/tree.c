@@ -31,6 +31,7 @@
 
 #include <git2.h>
 
+#include "fs.h"
 #include "log.h"
 #include "strbuf.h"
 #include "tree.h"
@@ -229,6 +230,8 @@ int tree_import(const char *tarball, const char *dir, int *already)
 		goto out;
 	}
 	strbuf_addf(&tmp, "%s.kregress-import", dir);
+	if (fs_mkdir_parent(tmp.buf, 0755) < 0)
+		goto out;
 	if (!access(tmp.buf, F_OK)) {
 		/* Left by an interrupted import: ours by its name. */
 		const char *rm[] = { "rm", "-rf", "--one-file-system", "--",

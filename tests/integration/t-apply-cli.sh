@@ -128,6 +128,18 @@ is "$(git -C "$tmp/mirror.git" rev-parse refs/remotes/kregress/master)" \
 out=$("$kregress" tree fetch --tree "$tmp/mirror.git" "$tmp/nosuch" 2>&1)
 ok $(( $? == 1 ? 0 : 1 )) "fetch from a missing remote fails: $out"
 
+# A tarball imported into a directory whose parents do not exist yet, as
+# "make run" does into a fresh /var/lib/kregress.
+mkdir -p "$tmp/src/linux-source-9.9/mm"
+echo "obj-y := memory.o" >"$tmp/src/linux-source-9.9/mm/Makefile"
+printf '/*\n!/debian/\n' >"$tmp/src/linux-source-9.9/.gitignore"
+tar -cJf "$tmp/linux-source-9.9.tar.xz" -C "$tmp/src" linux-source-9.9
+"$kregress" tree import --tarball "$tmp/linux-source-9.9.tar.xz" \
+	"$tmp/fresh/state/trees/linux" >/dev/null 2>&1
+ok $? "tree import creates the missing parent directories"
+is "$(git -C "$tmp/fresh/state/trees/linux" ls-files mm)" "mm/Makefile" \
+	"and commits the tarball's files"
+
 # Bad input.
 out=$("$kregress" apply --tree "$r" "$tmp/p/0000-cover-letter.patch" 2>&1)
 ok $(( $? == 1 ? 0 : 1 )) "an mbox without patches fails"
