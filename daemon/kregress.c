@@ -9,9 +9,12 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_bench.h"
 #include "cli_boot.h"
 
 const struct cli_command cli_commands[] = {
+	{ "bench", cli_bench,
+	  "bench --native PLAN [--workloads DIR] [--json]" },
 	{ "boot", cli_boot, "boot --kernel IMG --arch A --initrd FILE [--plan PLAN] [--host URI] [--accel kvm|tcg] [--memory MIB] [--vcpus N] [--timeout S] [--cmdline ARGS] [--log FILE]" },
 	{ "host probe", cli_host_probe, "host probe URI [--kernel IMG --initrd FILE] [--arch A] [--kvm-timeout S] [--tcg-timeout S]" },
 	{ "host reap", cli_host_reap, "host reap [URI]" },

@@ -1,0 +1,58 @@
+# workloads/workloads.mk - the static workload programs and the guest /init,
+# for x86_64 and aarch64.
+#
+# Layout (stable; builders/ packs it into the initramfs as /init and
+# /bin/<workload>, plus the plan as /plan):
+#
+#   $(BUILD)/workloads/<arch>/init
+#   $(BUILD)/workloads/<arch>/{thp-fault,memset-order,mremap,zero-swap,
+#                              page-zero-check}
+#
+# <arch> is x86_64 or aarch64 (the kernel's arm64).  The aarch64 set is
+# built only when the cross compiler is installed.  The binaries do not use
+# SANITIZE flags: static linking and the sanitizers do not mix.
+
+WL_NAMES   := thp-fault memset-order mremap zero-swap page-zero-check
+WL_ARCHES  := x86_64
+WL_CC_x86_64  := $(if $(filter x86_64,$(shell uname -m)),$(CC),x86_64-linux-gnu-gcc)
+WL_CC_aarch64 := $(if $(filter aarch64,$(shell uname -m)),$(CC),aarch64-linux-gnu-gcc)
+ifneq ($(shell command -v $(WL_CC_aarch64) 2>/dev/null),)
+WL_ARCHES  += aarch64
+endif
+WL_CFLAGS  ?= -O2 -g
+WL_FLAGS   := -std=gnu11 -D_GNU_SOURCE -Idaemon -Iworkloads -static $(WARNINGS)
+WL_BINS    := $(foreach a,$(WL_ARCHES),$(addprefix $(BUILD)/workloads/$(a)/,init $(WL_NAMES)))
+WL_SHARED  := workloads/common.c workloads/common.h daemon/frame.c daemon/frame.h
+
+define WL_ARCH_RULES
+$(BUILD)/workloads/$(1)/init: workloads/init.c daemon/frame.c daemon/frame.h \
+		daemon/plan.c daemon/plan.h
+	$$(quiet) CC $$@
+	@mkdir -p $$(@D)
+	$$(Q)$$(WL_CC_$(1)) $$(WL_FLAGS) $$(WL_CFLAGS) -o $$@ \
+		workloads/init.c daemon/frame.c daemon/plan.c
+
+$(BUILD)/workloads/$(1)/%: workloads/%.c $$(WL_SHARED)
+	$$(quiet) CC $$@
+	@mkdir -p $$(@D)
+	$$(Q)$$(WL_CC_$(1)) $$(WL_FLAGS) $$(WL_CFLAGS) -o $$@ \
+		$$< workloads/common.c daemon/frame.c
+endef
+$(foreach a,$(WL_ARCHES),$(eval $(call WL_ARCH_RULES,$(a))))
+
+workloads: $(WL_BINS)
+.PHONY: workloads
+
+ALL_EXTRA += $(WL_BINS)
+DEBIAN_PACKAGES += gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+
+install: install-workloads
+install-workloads: $(WL_BINS)
+	set -e; for a in $(WL_ARCHES); do \
+		install -d $(DESTDIR)$(DATADIR)/workloads/$$a; \
+		install -m 755 $(BUILD)/workloads/$$a/* \
+			$(DESTDIR)$(DATADIR)/workloads/$$a/; \
+	done
+	install -d $(DESTDIR)$(DATADIR)/plans
+	install -m 644 workloads/plans/*.plan $(DESTDIR)$(DATADIR)/plans/
+.PHONY: install-workloads
