@@ -11,37 +11,50 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "cli_boot.h"
+#include "console.h"
 #include "log.h"
+#include "plan.h"
 #include "probe.h"
 #include "strbuf.h"
 #include "vm.h"
 
 #define RESULT_LINES_MAX	(1 << 20)	/* bytes of result lines kept */
+#define BOOT_PLAN_CMDLINE_MAX	1536	/* of the kernel's 2048 bytes */
 
 /* Collects the guest's "KREGRESS" lines from the console as they come. */
 struct collect {
 	struct strbuf lines;	/* complete KREGRESS lines */
 	struct strbuf cur;	/* the line being assembled, capped */
+	const char *end;	/* "KREGRESS 1 <nonce> END " */
 	int done;
+	double first_sample_s;	/* since the guest started; -1 none yet */
 };
 
-static int line_is_end(const char *line)
+/* The guest's last line: our END line, or the test init's. */
+static int line_is_end(const struct collect *c, const char *line)
 {
-	/* "KREGRESS 1 <nonce> END ..." or the test init's "... end". */
-	if (!strncmp(line, "KREGRESS 1 ", 11)) {
-		const char *p = strchr(line + 11, ' ');
-
-		return p && !strncmp(p, " END ", 5);
-	}
+	if (c->end)
+		return !strncmp(line, c->end, strlen(c->end));
 	return !strcmp(line, "KREGRESS-TEST end");
 }
 
-static int collect_console(void *opaque, const char *data, size_t len)
+/* A sample record, or a result line of the test init. */
+static int line_is_sample(const struct collect *c, const char *line)
+{
+	if (c->end)
+		return strstr(line, "{\"type\":\"sample\"") != NULL;
+	return !strncmp(line, "KREGRESS-TEST ", 14) &&
+	       line[14] >= '0' && line[14] <= '9';
+}
+
+static int collect_console(void *opaque, const char *data, size_t len,
+			   double elapsed_s)
 {
 	struct collect *c = opaque;
 	size_t i;
@@ -58,15 +71,19 @@ static int collect_console(void *opaque, const char *data, size_t len)
 		    c->lines.len + c->cur.len < RESULT_LINES_MAX) {
 			strbuf_add(&c->lines, c->cur.buf, c->cur.len);
 			strbuf_addch(&c->lines, '\n');
-			if (line_is_end(c->cur.buf))
+			if (line_is_end(c, c->cur.buf))
 				c->done = 1;
+			if (c->first_sample_s < 0 &&
+			    line_is_sample(c, c->cur.buf))
+				c->first_sample_s = elapsed_s;
 		}
 		strbuf_reset(&c->cur);
 	}
 	return c->done;
 }
 
-static void print_result(FILE *f, const struct vm_result *r)
+static void print_result(FILE *f, const struct vm_result *r,
+			 const struct collect *c)
 {
 	fprintf(f, "boot: %s%s%s\n", vm_status_str(r->status),
 		r->reason[0] ? ": " : "", r->reason);
@@ -74,8 +91,10 @@ static void print_result(FILE *f, const struct vm_result *r)
 	fprintf(f, "create_s: %.3f\nrun_s: %.3f\n", r->create_s, r->run_s);
 	if (r->first_output_s >= 0)
 		fprintf(f, "first_output_s: %.3f\n", r->first_output_s);
+	if (c && c->first_sample_s >= 0)
+		fprintf(f, "first_sample_s: %.3f\n", c->first_sample_s);
 	if (r->done_s >= 0)
-		fprintf(f, "first_sample_s: %.3f\n", r->done_s);
+		fprintf(f, "last_result_s: %.3f\n", r->done_s);
 	fprintf(f, "console_bytes: %zu%s\n", r->console_bytes,
 		r->console_truncated ? " (truncated)" : "");
 }
@@ -90,6 +109,97 @@ static int parse_uint(const char *s, unsigned int max, unsigned int *out)
 		return error("boot", "%s: not a number up to %u", s, max);
 	*out = (unsigned int)v;
 	return 0;
+}
+
+/*
+ * The plan travels on the kernel command line as kregress.plan="a;b;c"
+ * (plan.h): comments and blank lines dropped, lines joined by ';'.  The
+ * command line is at most 2048 bytes on x86_64 and arm64, so a longer plan
+ * is refused here instead of being cut by the kernel.
+ */
+static int plan_to_cmdline(const char *path, struct strbuf *out)
+{
+	struct strbuf text = STRBUF_INIT, val = STRBUF_INIT;
+	static struct plan plan;
+	char err[256], *line, *save = NULL;
+	int ret = -1;
+
+	if (strbuf_read_file(&text, path, PLAN_TEXT_MAX) < 0)
+		goto out;
+	if (plan_parse(&plan, text.buf, text.len, err, sizeof(err)) < 0) {
+		error("boot", "%s: %s", path, err);
+		goto out;
+	}
+	for (line = strtok_r(text.buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		while (*line == ' ' || *line == '\t')
+			line++;
+		if (!*line || *line == '#')
+			continue;
+		if (strchr(line, '"') || strchr(line, ';')) {
+			error("boot", "%s: '\"' or ';' cannot go on the kernel "
+			      "command line", path);
+			goto out;
+		}
+		if (val.len)
+			strbuf_addch(&val, ';');
+		strbuf_addstr(&val, line);
+	}
+	strbuf_addf(out, "kregress.plan=\"%s\"", val.buf);
+	if (out->len > BOOT_PLAN_CMDLINE_MAX) {
+		error("boot", "%s: %zu bytes on the kernel command line, more "
+		      "than %d", path, out->len, BOOT_PLAN_CMDLINE_MAX);
+		goto out;
+	}
+	ret = 0;
+out:
+	strbuf_release(&text);
+	strbuf_release(&val);
+	return ret;
+}
+
+static int make_nonce(char *out, size_t size)
+{
+	unsigned char r[8];
+	size_t i;
+
+	if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r))
+		return error("boot", "getrandom failed");
+	for (i = 0; i < sizeof(r) && 2 * i + 2 < size; i++)
+		snprintf(out + 2 * i, 3, "%02x", r[i]);
+	return 0;
+}
+
+/* Prints the boot's sample records; 0 if the result protocol is whole. */
+static int print_records(const char *log, const char *nonce)
+{
+	struct strbuf text = STRBUF_INIT;
+	struct console_result cr;
+	size_t i, samples = 0;
+	int ret = -1;
+
+	if (strbuf_read_file(&text, log, CONSOLE_LOG_MAX) < 0)
+		return -1;
+	if (console_parse(text.buf, text.len, nonce, &cr) < 0)
+		goto out;
+	for (i = 0; i < cr.nrecords; i++) {
+		if (strcmp(cr.records[i].type, "sample"))
+			continue;
+		printf("sample: %s\n", cr.records[i].json);
+		samples++;
+	}
+	for (i = 0; i < cr.nrecords; i++)
+		if (!strcmp(cr.records[i].type, "failure"))
+			printf("failure: %s\n", cr.records[i].json);
+	printf("results: %s%s%s (%zu samples)\n",
+	       console_status_str(cr.status), cr.reason[0] ? ": " : "",
+	       cr.reason, samples);
+	if (cr.status == CONSOLE_COMPLETE)
+		ret = 0;
+	console_result_release(&cr);
+out:
+	strbuf_release(&text);
+	return ret;
 }
 
 int cli_boot(int argc, char **argv)
@@ -111,9 +221,11 @@ int cli_boot(int argc, char **argv)
 	struct vm_boot_spec spec;
 	struct vm_result res;
 	struct vm_host *h = NULL;
-	struct collect col = { STRBUF_INIT, STRBUF_INIT, 0 };
+	struct collect col = { STRBUF_INIT, STRBUF_INIT, NULL, 0, -1 };
+	struct strbuf cmdline = STRBUF_INIT, end = STRBUF_INIT;
 	const char *host = NULL, *arch = NULL, *accel = "tcg", *plan = NULL;
-	char logpath[PATH_MAX];
+	const char *extra = NULL;
+	char logpath[PATH_MAX], nonce[32];
 	int opt, ret = CLI_FAILED;
 
 	memset(&spec, 0, sizeof(spec));
@@ -150,7 +262,7 @@ int cli_boot(int argc, char **argv)
 				return CLI_USAGE;
 			break;
 		case 'C':
-			spec.cmdline = optarg;
+			extra = optarg;
 			break;
 		case 'l':
 			spec.console_log = optarg;
@@ -159,22 +271,25 @@ int cli_boot(int argc, char **argv)
 			return cli_usage("boot");
 		}
 	}
-	if (optind != argc || !spec.kernel || !arch)
+	if (optind != argc || !spec.kernel || !arch || !spec.initrd)
 		return cli_usage("boot");
 	if (vm_arch_parse(arch, &spec.arch) < 0 ||
 	    vm_accel_parse(accel, &spec.accel) < 0)
 		return CLI_USAGE;
 	if (plan) {
-		/* TODO(plan.c): the plan module packs the plan into the
-		 * initramfs; until it is merged the plan must already be
-		 * inside --initrd and --plan is only checked to exist. */
-		if (access(plan, R_OK))
-			return error("boot", "%s: cannot read the plan", plan),
-			       CLI_FAILED;
+		if (plan_to_cmdline(plan, &cmdline) < 0 ||
+		    make_nonce(nonce, sizeof(nonce)) < 0)
+			goto out;
+		strbuf_addf(&cmdline, " kregress.nonce=%s", nonce);
+		strbuf_addf(&end, "KREGRESS 1 %s END ", nonce);
+		col.end = end.buf;
 	}
-	if (!spec.initrd)
-		return error("boot", "--initrd is required (no initramfs "
-			     "packer yet)"), CLI_USAGE;
+	if (extra) {
+		if (cmdline.len)
+			strbuf_addch(&cmdline, ' ');
+		strbuf_addstr(&cmdline, extra);
+	}
+	spec.cmdline = cmdline.buf;
 	if (!spec.console_log) {
 		snprintf(logpath, sizeof(logpath), "console-%d.log",
 			 (int)getpid());
@@ -186,11 +301,21 @@ int cli_boot(int argc, char **argv)
 	if (vm_host_open(host, &h) < 0)
 		goto out;
 	if (vm_boot(h, &spec, &res) < 0) {
-		print_result(stderr, &res);
+		print_result(stderr, &res, &col);
 		goto out;
 	}
-	fputs(col.lines.buf, stdout);
-	print_result(stdout, &res);
+	if (plan) {
+		if (print_records(spec.console_log, nonce) < 0 &&
+		    res.status == VM_STATUS_OK) {
+			/* The guest ended, but its results are not whole. */
+			res.status = VM_STATUS_ERROR;
+			snprintf(res.reason, sizeof(res.reason),
+				 "the result protocol is not complete");
+		}
+	} else {
+		fputs(col.lines.buf, stdout);
+	}
+	print_result(stdout, &res, &col);
 	printf("console_log: %s\n", spec.console_log);
 	if (res.status == VM_STATUS_OK)
 		ret = CLI_OK;
@@ -198,6 +323,8 @@ out:
 	vm_host_free(h);
 	strbuf_release(&col.lines);
 	strbuf_release(&col.cur);
+	strbuf_release(&cmdline);
+	strbuf_release(&end);
 	return ret;
 }
 

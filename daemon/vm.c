@@ -53,7 +53,7 @@
 #define VM_PREFIX		"kregress-"
 #define VM_POLL_MS		100
 #define VM_STATE_POLL_MS	500
-#define VM_DONE_GRACE_MS	3000	/* after the guest said it is done */
+#define VM_DONE_GRACE_MS	500	/* after the guest said it is done */
 #define VM_PANIC_GRACE_MS	1500	/* to capture the rest of a trace */
 #define VM_READER_WAIT_MS	3000
 #define VM_POOL_NAME		"kregress"
@@ -624,7 +624,7 @@ static void *console_thread(void *arg)
 			c->written += keep;
 			if (c->spec->on_console)
 				done = c->spec->on_console(c->spec->opaque,
-							   buf, keep);
+					buf, keep, now_s() - c->t_resume);
 		}
 		pthread_mutex_lock(&c->lock);
 		if (c->t_first < 0)

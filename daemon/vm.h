@@ -93,11 +93,13 @@ struct vm_boot_spec {
 	size_t console_cap;		/* bytes kept, 0 = 4 MiB */
 	/*
 	 * Called from the console thread with each chunk of console bytes
-	 * (already capped); may be NULL.  Returning nonzero means "the guest
-	 * has said everything": the domain is then destroyed after a short
-	 * grace period instead of waiting for it to power off.
+	 * (already capped) and the seconds since the guest was started; may
+	 * be NULL.  Returning nonzero means "the guest has said everything":
+	 * the domain is then destroyed after a short grace period if it does
+	 * not end by itself (an x86 kernel without ACPI cannot power off).
 	 */
-	int (*on_console)(void *opaque, const char *data, size_t len);
+	int (*on_console)(void *opaque, const char *data, size_t len,
+			  double elapsed_s);
 	void *opaque;
 };
 
