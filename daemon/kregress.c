@@ -11,11 +11,13 @@
 #include "cli.h"
 #include "cli_bench.h"
 #include "cli_boot.h"
+#include "cli_compare.h"
 
 const struct cli_command cli_commands[] = {
 	{ "bench", cli_bench,
 	  "bench --native PLAN [--workloads DIR] [--json]" },
 	{ "boot", cli_boot, "boot --kernel IMG --arch A --initrd FILE [--plan PLAN] [--host URI] [--accel kvm|tcg] [--memory MIB] [--vcpus N] [--timeout S] [--cmdline ARGS] [--log FILE]" },
+	{ "compare", cli_compare, "compare [--json] [OPTIONS] BASE NEW | --base M,SD,N --new M,SD,N" },
 	{ "host probe", cli_host_probe, "host probe URI [--kernel IMG --initrd FILE] [--arch A] [--kvm-timeout S] [--tcg-timeout S]" },
 	{ "host reap", cli_host_reap, "host reap [URI]" },
 	{ NULL, NULL, NULL },

@@ -1,0 +1,234 @@
+/*
+ * stats.h - noise or significant?  The statistics behind every verdict.
+ *
+ * Pure code: no I/O, no globals, no logging except for invalid arguments.
+ * stats.c is the only user of GSL in the tree (distribution functions and
+ * the seeded random number generator of the bootstrap).
+ *
+ * Conventions used by every function here:
+ * - "base" is the reference side, "new" the patched side;
+ * - a change is new/base - 1 as a fraction (0.05 = 5% larger values);
+ * - whether a larger value is worse is the metric's direction;
+ * - alpha is two-sided; confidence intervals have level 1 - alpha.
+ */
+#ifndef KREGRESS_STATS_H
+#define KREGRESS_STATS_H
+
+#include <stddef.h>
+
+enum stats_direction {
+	STATS_LOWER_IS_BETTER,	/* times, latencies */
+	STATS_HIGHER_IS_BETTER,	/* throughputs */
+};
+
+const char *stats_direction_str(enum stats_direction d);
+/* Parses "lower"/"lower-is-better"/"higher"/...; -1 if unknown. */
+int stats_direction_parse(const char *s, enum stats_direction *out);
+
+enum stats_verdict {
+	STATS_INSUFFICIENT_DATA,
+	STATS_INCONCLUSIVE,
+	STATS_NO_CHANGE,
+	STATS_MINOR,
+	STATS_LIKELY_REGRESSION,
+	STATS_LIKELY_IMPROVEMENT,
+	STATS_REGRESSION,
+	STATS_IMPROVEMENT,
+};
+
+const char *stats_verdict_str(enum stats_verdict v);
+
+#define STATS_FLAG_NOISY	0x1
+#define STATS_FLAG_SUSPICIOUS	0x2
+
+struct stats_opts {
+	double threshold;	/* practical threshold T, fraction; 0.03 */
+	double alpha;		/* two-sided significance level; 0.05 */
+	size_t min_samples;	/* per side, below: insufficient-data; 3 */
+	int bootstrap;		/* resamples of the bootstrap CI, 0 = none */
+	unsigned long seed;	/* of the bootstrap's generator */
+	double noisy_cv;	/* CV (sd/mean) above which a side is noisy */
+	double noisy_cv_ratio;	/* CV ratio between sides above: noisy */
+	double suspicious_cv_ratio; /* ... and above this: suspicious */
+	enum stats_direction direction;
+};
+
+/* Defaults: T 3%, alpha 0.05, 3 samples, 2000 resamples, seed 1. */
+void stats_opts_init(struct stats_opts *o);
+
+/* Published summary numbers of one side. */
+struct stats_summary {
+	double mean;
+	double sd;		/* NAN when the source gave none */
+	size_t n;
+};
+
+/* Mann-Whitney U test, two-sided. */
+struct stats_mw {
+	double u;		/* U of the first sample (base) */
+	double z;		/* normal approximation; 0 when exact */
+	double p;
+	int exact;		/* exact null distribution (no ties, n < 50) */
+	double p_min;		/* smallest p the sample sizes can give */
+};
+
+/*
+ * Computes U and the two-sided p-value: the exact distribution when both
+ * samples are smaller than 50 and have no ties, else the normal
+ * approximation with tie and continuity correction (as SciPy's
+ * mannwhitneyu(method="exact"/"asymptotic")).  -1 if a side is empty.
+ */
+int stats_mann_whitney(const double *a, size_t na, const double *b,
+		       size_t nb, struct stats_mw *out);
+
+/* Exact null distribution of U: P(U <= u) for sizes m, n. */
+double stats_mw_cdf(double u, size_t m, size_t n);
+
+/* Welch's t; estimates and interval as ratios new/base. */
+struct stats_welch {
+	double t;		/* of new minus base */
+	double df;		/* Welch-Satterthwaite */
+	double p;		/* two-sided */
+	double ratio;		/* point estimate of new/base */
+	double lo, hi;		/* CI of the ratio at level 1 - alpha */
+	double diff_lo, diff_hi; /* CI of new - base (summary form only) */
+};
+
+/*
+ * Welch's t on the logarithms of the values: the ratio of geometric
+ * means with its CI.  All values must be > 0 and each side needs n >= 2
+ * (-1 otherwise).
+ */
+int stats_welch_log(const double *base, size_t nb, const double *new,
+		    size_t nn, double alpha, struct stats_welch *out);
+
+/*
+ * Welch's t from published summaries (p and the CI of the difference as
+ * SciPy's ttest_ind_from_stats(equal_var=False)).  The CI of the ratio is
+ * the delta method on log(mean_new / mean_base): variance
+ * sd_b^2/(n_b mean_b^2) + sd_n^2/(n_n mean_n^2) with Welch-Satterthwaite
+ * degrees of freedom from those two terms.  Needs n >= 2, sd >= 0 known
+ * and positive means for the ratio (-1 otherwise).
+ */
+int stats_welch_summary(const struct stats_summary *base,
+			const struct stats_summary *new, double alpha,
+			struct stats_welch *out);
+
+/* Hodges-Lehmann shift new - base and its distribution-free CI. */
+struct stats_hl {
+	double shift;		/* median of all pairwise new_j - base_i */
+	double lo, hi;		/* at level >= 1 - alpha */
+};
+
+/*
+ * O((m + n) log) in time, no pairwise array: order statistics of the
+ * pairwise differences are found by bisection over the doubles with a
+ * linear two-pointer count.  The CI is the one of R's wilcox.test
+ * (exact critical value of U when stats_mann_whitney is exact, normal
+ * approximation otherwise).
+ */
+int stats_hodges_lehmann(const double *base, size_t nb, const double *new,
+			 size_t nn, double alpha, struct stats_hl *out);
+
+/* Seeded bootstrap of median(new) / median(base). */
+struct stats_boot {
+	double ratio;		/* observed ratio of medians */
+	double lo_pct, hi_pct;	/* percentile interval */
+	double lo_bca, hi_bca;	/* bias-corrected and accelerated */
+	double z0, accel;	/* BCa's bias correction and acceleration */
+	int resamples;
+	unsigned long seed;
+};
+
+/*
+ * Each resample's median is drawn exactly (same distribution as sorting a
+ * resample with replacement) by descending the sorted sample with binomial
+ * splits: O(log n) per median instead of O(n).  Medians must be > 0.
+ */
+int stats_bootstrap_median_ratio(const double *base, size_t nb,
+				 const double *new, size_t nn, double alpha,
+				 int resamples, unsigned long seed,
+				 struct stats_boot *out);
+
+/* Holm step-down and Benjamini-Hochberg adjusted p-values, in place order. */
+void stats_holm(const double *p, size_t n, double *adj);
+void stats_bh(const double *p, size_t n, double *adj);
+
+/* Everything kregress says about one metric. */
+struct stats_result {
+	enum stats_verdict verdict;
+	unsigned int flags;	/* STATS_FLAG_* */
+	const char *test;	/* "mann-whitney" or "welch-summary" */
+	size_t n_base, n_new;
+	double center_base;	/* median (samples) or mean (summaries) */
+	double center_new;
+	double cv_base, cv_new;	/* sd / mean; NAN if unknown */
+	double change;		/* estimate of new/base - 1 */
+	double ci_lo, ci_hi;	/* its CI; NAN when no test was possible */
+	double p;		/* of the significance test */
+	double alpha;		/* the level used */
+	/* inconclusive: the data rule out a worsening above worse_max and
+	 * an improvement above better_max (fractions, >= 0). */
+	double worse_max, better_max;
+	struct stats_mw mw;
+	struct stats_welch welch;
+	struct stats_hl hl;
+	struct stats_boot boot;
+	int have_mw, have_welch, have_hl, have_boot;
+	char why[320];		/* reasons: insufficient data, flags */
+};
+
+/*
+ * Compares raw samples (one value per boot).  Significance: Mann-Whitney;
+ * estimate and CI: Welch on logs (Welch on raw means with the delta
+ * method when a value is <= 0); HL and bootstrap as cross-checks.  Returns
+ * -1 only for invalid input (NaN/inf values, NULL with n > 0); too few
+ * samples is the insufficient-data verdict.
+ */
+int stats_compare_samples(const double *base, size_t nb, const double *new,
+			  size_t nn, const struct stats_opts *o,
+			  struct stats_result *out);
+
+/*
+ * Compares published summaries.  sd = NAN is "not given": the verdict is
+ * insufficient-data.  -1 for invalid numbers (negative sd or n, NaN mean).
+ */
+int stats_compare_summaries(const struct stats_summary *base,
+			    const struct stats_summary *new,
+			    const struct stats_opts *o,
+			    struct stats_result *out);
+
+/*
+ * Turns a significance decision and a CI of the change into a verdict
+ * (DESIGN.md section 6).  Exposed for tests and the adaptive loop.
+ */
+enum stats_verdict stats_verdict_decide(int significant, double change,
+					double lo, double hi, double threshold,
+					enum stats_direction d);
+
+/*
+ * Adaptive sampling: a group-sequential design with Lan-DeMets alpha
+ * spending of the Pocock type, alpha(t) = alpha * ln(1 + (e - 1) t) with
+ * t = n / n_max the information fraction.  Each look gets the alpha not
+ * yet spent up to its t (Bonferroni over looks, which ignores the
+ * correlation between looks and so keeps the overall false-alarm rate at
+ * or below alpha).
+ */
+struct stats_seq {
+	double alpha;		/* overall target */
+	size_t n_max;		/* budget, samples per side */
+	double spent;		/* alpha spent by earlier looks */
+	int looks;
+};
+
+void stats_seq_init(struct stats_seq *s, double alpha, size_t n_max);
+/* The alpha of a look at n samples per side; records it as spent. */
+double stats_seq_look(struct stats_seq *s, size_t n);
+/*
+ * 1 to stop: the verdict is decisive (regression, improvement, minor,
+ * no-change) or the budget is spent; 0 to add another round.
+ */
+int stats_seq_should_stop(const struct stats_seq *s,
+			  const struct stats_result *r, size_t n);
+
+#endif
