@@ -21,6 +21,7 @@
 #include "log.h"
 #include "plan.h"
 #include "probe.h"
+#include "runner.h"
 #include "strbuf.h"
 #include "vm.h"
 
@@ -445,5 +446,176 @@ int cli_host_reap(int argc, char **argv)
 		ret = CLI_OK;
 	}
 	vm_host_free(h);
+	return ret;
+}
+
+struct ab_out {
+	FILE *f;
+};
+
+static void ab_on_boot(void *opaque, const struct runner_boot *b)
+{
+	struct ab_out *o = opaque;
+
+	fprintf(o->f, "boot %u round %u %s attempt %d on %s: %s%s%s "
+		"(%zu values, %.1f s) %s\n", b->order, b->round,
+		schedule_side_str(b->side), b->attempt, b->host,
+		b->complete ? "ok" : "failed", b->complete ? "" : ": ",
+		b->reason, b->nsamples, b->vm->run_s, b->console_log);
+	fflush(o->f);
+}
+
+int cli_ab(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "base", required_argument, NULL, 'b' },
+		{ "patched", required_argument, NULL, 'p' },
+		{ "initrd", required_argument, NULL, 'i' },
+		{ "arch", required_argument, NULL, 'a' },
+		{ "plan", required_argument, NULL, 'P' },
+		{ "host", required_argument, NULL, 'H' },
+		{ "capacity", required_argument, NULL, 'c' },
+		{ "accel", required_argument, NULL, 'A' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "budget", required_argument, NULL, 'B' },
+		{ "pairs", required_argument, NULL, 'r' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "threshold", required_argument, NULL, 'T' },
+		{ "log-dir", required_argument, NULL, 'l' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct runner_spec spec;
+	struct runner_report rep;
+	struct runner_host hosts[8];
+	struct strbuf cmd = STRBUF_INIT;
+	struct ab_out out = { stdout };
+	const char *uris[8], *plan = NULL, *arch = NULL, *accel = "tcg";
+	unsigned int nhosts = 0, capacity = 1, budget = 10, pairs = 2, i;
+	unsigned long long seed;
+	enum vm_accel acc;
+	char *end;
+	int opt, have_seed = 0, ret = CLI_FAILED;
+
+	memset(&spec, 0, sizeof(spec));
+	memset(hosts, 0, sizeof(hosts));
+	memset(&rep, 0, sizeof(rep));
+	stats_opts_init(&spec.stats);
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'b':
+			spec.kernel[SCHEDULE_BASE] = optarg;
+			break;
+		case 'p':
+			spec.kernel[SCHEDULE_PATCHED] = optarg;
+			break;
+		case 'i':
+			spec.initrd[0] = spec.initrd[1] = optarg;
+			break;
+		case 'a':
+			arch = optarg;
+			break;
+		case 'P':
+			plan = optarg;
+			break;
+		case 'H':
+			if (nhosts == 8)
+				return error("ab", "at most 8 hosts"),
+				       CLI_USAGE;
+			uris[nhosts++] = optarg;
+			break;
+		case 'c':
+			if (parse_uint(optarg, 64, &capacity) < 0)
+				return CLI_USAGE;
+			break;
+		case 'A':
+			accel = optarg;
+			break;
+		case 's':
+			seed = strtoull(optarg, &end, 0);
+			if (!*optarg || *end)
+				return cli_usage("ab");
+			have_seed = 1;
+			break;
+		case 'B':
+			if (parse_uint(optarg, 1000, &budget) < 0)
+				return CLI_USAGE;
+			break;
+		case 'r':
+			if (parse_uint(optarg, 100, &pairs) < 0)
+				return CLI_USAGE;
+			break;
+		case 't':
+			if (parse_uint(optarg, 86400, &spec.timeout_s) < 0)
+				return CLI_USAGE;
+			break;
+		case 'T':
+			spec.stats.threshold = strtod(optarg, &end) / 100;
+			if (!*optarg || *end || !(spec.stats.threshold > 0))
+				return cli_usage("ab");
+			break;
+		case 'l':
+			spec.log_dir = optarg;
+			break;
+		default:
+			return cli_usage("ab");
+		}
+	}
+	if (optind != argc || !spec.kernel[0] || !spec.kernel[1] ||
+	    !spec.initrd[0] || !arch || !plan || !spec.log_dir)
+		return cli_usage("ab");
+	if (vm_arch_parse(arch, &spec.arch) < 0 ||
+	    vm_accel_parse(accel, &acc) < 0)
+		return CLI_USAGE;
+	if (!have_seed && getrandom(&seed, sizeof(seed), 0) !=
+	    (ssize_t)sizeof(seed))
+		return error("ab", "getrandom failed"), CLI_FAILED;
+	if (!nhosts)
+		uris[nhosts++] = "qemu:///system";
+	if (plan_to_cmdline(plan, &cmd) < 0)
+		goto out;
+	spec.plan_cmdline = cmd.buf;
+	spec.accel = (int)acc;
+	spec.seed = seed;
+	spec.max_per_side = budget;
+	spec.pairs_per_round = pairs;
+	spec.on_boot = ab_on_boot;
+	spec.opaque = &out;
+	for (i = 0; i < nhosts; i++) {
+		if (vm_host_open(uris[i], &hosts[i].vm) < 0)
+			goto out;
+		hosts[i].sched.uri = uris[i];
+		hosts[i].sched.arch = spec.arch;
+		hosts[i].sched.accel = acc;
+		hosts[i].sched.capacity = capacity;
+		hosts[i].sched.healthy = 1;
+	}
+	printf("seed: %llu\n", seed);
+	fflush(stdout);
+	if (runner_run(&spec, hosts, nhosts, &rep) < 0)
+		goto out;
+	printf("end: %s after %u rounds, %u boots (%u failed, %u retries)\n",
+	       runner_end_str(rep.end), rep.rounds, rep.boots,
+	       rep.failed_boots, rep.retries);
+	for (i = 0; i < rep.nmetrics; i++) {
+		const struct runner_metric *m = &rep.metrics[i];
+
+		if (!m->have_result)
+			continue;
+		printf("%s: %s n=%zu/%zu change %+.2f%% CI [%+.2f%%, "
+		       "%+.2f%%] p=%.3g\n", m->key,
+		       stats_verdict_str(m->result.verdict), m->n[0], m->n[1],
+		       100 * m->result.change, 100 * m->result.ci_lo,
+		       100 * m->result.ci_hi, m->result.p);
+	}
+	for (i = 0; i < nhosts; i++)
+		printf("host %s: %s\n", uris[i],
+		       hosts[i].sched.healthy ? "healthy" : "unhealthy");
+	ret = rep.end == RUNNER_DECIDED || rep.end == RUNNER_BUDGET ?
+	      CLI_OK : CLI_FAILED;
+out:
+	runner_report_release(&rep);
+	for (i = 0; i < nhosts; i++)
+		vm_host_free(hosts[i].vm);
+	strbuf_release(&cmd);
 	return ret;
 }

@@ -11,4 +11,7 @@ int cli_host_probe(int argc, char **argv);
 /* kregress host reap [URI]: destroy leftover kregress-* domains */
 int cli_host_reap(int argc, char **argv);
 
+/* kregress ab --base IMG --patched IMG --initrd F --arch A --plan P ... */
+int cli_ab(int argc, char **argv);
+
 #endif

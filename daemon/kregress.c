@@ -14,6 +14,7 @@
 #include "cli_compare.h"
 
 const struct cli_command cli_commands[] = {
+	{ "ab", cli_ab, "ab --base IMG --patched IMG --initrd FILE --arch A --plan PLAN --log-dir DIR [--host URI]... [--capacity N] [--accel kvm|tcg] [--seed N] [--budget N] [--pairs N] [--timeout S] [--threshold PCT]" },
 	{ "bench", cli_bench,
 	  "bench --native PLAN [--workloads DIR] [--json]" },
 	{ "boot", cli_boot, "boot --kernel IMG --arch A --initrd FILE [--plan PLAN] [--host URI] [--accel kvm|tcg] [--memory MIB] [--vcpus N] [--timeout S] [--cmdline ARGS] [--log FILE]" },
