@@ -677,11 +677,24 @@ static void result_error(struct vm_result *res, const char *fmt, ...)
 static void result_error(struct vm_result *res, const char *fmt, ...)
 {
 	va_list ap;
+	int n;
 
 	res->status = VM_STATUS_ERROR;
 	va_start(ap, fmt);
-	vsnprintf(res->reason, sizeof(res->reason), fmt, ap);
+	n = vsnprintf(res->reason, sizeof(res->reason), fmt, ap);
 	va_end(ap);
+	/* Cut inside a UTF-8 sequence (libvirt quotes paths with "“"):
+	 * drop the partial character. */
+	if (n >= (int)sizeof(res->reason)) {
+		size_t len = strlen(res->reason);
+
+		while (len && ((unsigned char)res->reason[len - 1] & 0xc0) ==
+		       0x80)
+			len--;
+		if (len && (unsigned char)res->reason[len - 1] >= 0xc0)
+			len--;
+		res->reason[len] = '\0';
+	}
 	error("vm", "%s", res->reason);
 }
 

@@ -9,6 +9,8 @@ set -u
 : "${KREGRESS_BUILD:?}" "${KREGRESS_SRC:?}"
 KREGRESS=$KREGRESS_BUILD/kregress
 tmp=$(mktemp -d /tmp/kregress-slow.XXXXXX)
+# QEMU runs as libvirt-qemu: it must be able to reach kernels and initrds.
+chmod 755 "$tmp"
 export KREGRESS_VM_PREFIX=kregress-t$$-
 n=0
 failed=0
@@ -27,7 +29,7 @@ skip_all() {
 }
 cleanup_runner() {
 	"$KREGRESS" host reap >/dev/null 2>&1
-	rm -rf "$tmp"
+	[ -n "${KEEP_TMP:-}" ] || rm -rf "$tmp"
 }
 trap cleanup_runner EXIT
 
@@ -52,5 +54,23 @@ initrd_for() {
 		return 1
 	[ -e "$d/dev/console" ] || mknod "$d/dev/console" c 5 1 || return 1
 	(cd "$d" && printf '%s\n' . dev dev/console init |
+		cpio --quiet -o -H newc -R 0:0) | gzip -1 >"$out"
+}
+
+# initrd_workloads ARCH OUT: the workloads' /init and programs
+# ($KREGRESS_BUILD/workloads/<arch>/) as an initramfs.
+initrd_workloads() {
+	local arch=$1 out=$2 wdir d
+	wdir=$KREGRESS_BUILD/workloads/x86_64
+	[ "$arch" = arm64 ] && wdir=$KREGRESS_BUILD/workloads/aarch64
+	[ -x "$wdir/init" ] || return 1
+	d=$tmp/wl-$arch
+	mkdir -p "$d/dev" "$d/bin"
+	cp "$wdir/init" "$d/init" || return 1
+	for f in "$wdir"/*; do
+		[ "$(basename "$f")" = init ] || cp "$f" "$d/bin/" || return 1
+	done
+	[ -e "$d/dev/console" ] || mknod "$d/dev/console" c 5 1 || return 1
+	(cd "$d" && find . -mindepth 1 | sed 's|^\./||' |
 		cpio --quiet -o -H newc -R 0:0) | gzip -1 >"$out"
 }
