@@ -35,6 +35,8 @@ for i in $(seq 100); do
 	[ "$(count "$KREGRESS_VM_PREFIX")" = 0 ] && break
 	sleep 0.1
 done
+echo "# after kill -9: $(count "$KREGRESS_VM_PREFIX") domain(s) left before" \
+	"the reaper (0: libvirt's autodestroy got it)"
 timeout 60 "$KREGRESS" host reap >"$tmp/reap.out" 2>&1
 ok $? "host reap at the next start"
 test "$(count "$KREGRESS_VM_PREFIX")" = 0

@@ -44,9 +44,12 @@ ok $? "the volume holds exactly the kernel that was uploaded"
 
 # A second boot finds the volumes there and does not upload again.
 before=$(virsh -c "$uri" vol-list kregress | grep -c kregress-)
+mtime=$(stat -c %Y.%y "$vpath")
+sleep 1
 timeout 180 "$KREGRESS" boot --host "$uri" --kernel "$kernel" \
 	--initrd "$tmp/initrd" --arch x86_64 --accel tcg --timeout 60 \
 	--log "$tmp/remote2.log" >"$tmp/remote2.out" 2>&1 &&
-	test "$(virsh -c "$uri" vol-list kregress | grep -c kregress-)" = "$before"
-ok $? "a second boot reuses the volumes"
+	test "$(virsh -c "$uri" vol-list kregress | grep -c kregress-)" = "$before" &&
+	test "$(stat -c %Y.%y "$vpath")" = "$mtime"
+ok $? "a second boot reuses the volumes (not written again)"
 exit $((failed > 0))
