@@ -39,8 +39,14 @@ need_libvirt() {
 		skip_all "libvirtd is not running (make check starts it)"
 }
 
-# kernel_for ARCH: path of the dev kernel (built on first use).
+# kernel_for ARCH: path of the dev kernel (built on first use), or the
+# kernel named by $KREGRESS_TEST_KERNEL_<ARCH> (e.g. one from kregress build).
 kernel_for() {
+	local var=KREGRESS_TEST_KERNEL_$1
+	if [ -n "${!var:-}" ]; then
+		echo "${!var}"
+		return 0
+	fi
 	timeout 3600 "$KREGRESS_SRC/tests/fixtures/devkernel.sh" "$1"
 }
 
