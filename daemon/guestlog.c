@@ -39,6 +39,11 @@ void guestlog_init(struct guestlog *gl)
 	gl->event = GUESTLOG_NONE;
 }
 
+void guestlog_set_end(struct guestlog *gl, const char *prefix)
+{
+	gl->end_prefix = prefix;
+}
+
 const char *guestlog_event_str(enum guestlog_event ev)
 {
 	switch (ev) {
@@ -87,6 +92,9 @@ static void scan_line(struct guestlog *gl)
 	if (strstr(gl->line, "Run /init as init process") ||
 	    strstr(gl->line, "Freeing unused kernel"))
 		gl->reached_init = 1;
+	if (gl->end_prefix &&
+	    !strncmp(gl->line, gl->end_prefix, strlen(gl->end_prefix)))
+		gl->end_seen = 1;
 	for (p = patterns; p->text; p++) {
 		if (!strstr(gl->line, p->text))
 			continue;

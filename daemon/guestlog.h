@@ -27,12 +27,18 @@ struct guestlog {
 	enum guestlog_event event;	/* the worst seen so far */
 	char reason[GUESTLOG_REASON_MAX];	/* its first line, sanitised */
 	int reached_init;	/* the kernel ran /init ("Run /init ...") */
+	const char *end_prefix;	/* borrowed; a line starting so = done */
+	int end_seen;		/* such a line was seen */
 	size_t lines;		/* complete lines seen */
 	char line[GUESTLOG_LINE_MAX];	/* the line being assembled */
 	size_t line_len;
 };
 
 void guestlog_init(struct guestlog *gl);
+
+/* Lines starting with prefix (NULL: none) set end_seen: the guest's last
+ * word (the result protocol's END line).  prefix must outlive gl. */
+void guestlog_set_end(struct guestlog *gl, const char *prefix);
 
 /* Scans len more console bytes; lines may be split between calls. */
 void guestlog_feed(struct guestlog *gl, const char *data, size_t len);

@@ -263,6 +263,7 @@ static int boot_once(struct run *r, int hi, const struct slot *sl,
 	const struct runner_spec *s = r->spec;
 	struct runner_host *h = &r->hosts[hi];
 	struct strbuf cmd = STRBUF_INIT, log = STRBUF_INIT, text = STRBUF_INIT;
+	struct strbuf end = STRBUF_INIT;
 	struct vm_boot_spec bs;
 	struct vm_result vr;
 	struct runner_boot b;
@@ -288,6 +289,8 @@ static int boot_once(struct run *r, int hi, const struct slot *sl,
 	bs.vcpus = s->vcpus;
 	bs.timeout_s = s->timeout_s;
 	bs.console_log = log.buf;
+	strbuf_addf(&end, "KREGRESS 1 %s END ", nonce);
+	bs.end_marker = end.buf;
 	vm_boot(h->vm, &bs, &vr);
 	if (vr.status != VM_STATUS_OK) {
 		snprintf(reason, sizeof(reason), "%s: %s",
@@ -333,6 +336,7 @@ static int boot_once(struct run *r, int hi, const struct slot *sl,
 	strbuf_release(&cmd);
 	strbuf_release(&log);
 	strbuf_release(&text);
+	strbuf_release(&end);
 	return added >= 0;
 }
 

@@ -630,6 +630,8 @@ static void *console_thread(void *arg)
 		if (c->t_first < 0)
 			c->t_first = now_s();
 		guestlog_feed(&c->gl, buf, (size_t)n);
+		if (c->gl.end_seen)
+			done = 1;
 		if (done && !c->done) {
 			c->done = 1;
 			c->t_done = now_s();
@@ -719,6 +721,7 @@ int vm_boot(struct vm_host *h, const struct vm_boot_spec *spec,
 	c.spec = spec;
 	c.cap = spec->console_cap ? spec->console_cap : (4u << 20);
 	guestlog_init(&c.gl);
+	guestlog_set_end(&c.gl, spec->end_marker);
 	pthread_mutex_init(&c.lock, NULL);
 	pthread_cond_init(&c.cond, NULL);
 

@@ -92,6 +92,11 @@ struct vm_boot_spec {
 	const char *console_log;	/* file the console goes to; required */
 	size_t console_cap;		/* bytes kept, 0 = 4 MiB */
 	/*
+	 * A console line starting with end_marker (may be NULL) means the
+	 * guest is done, as when on_console() returns nonzero.
+	 */
+	const char *end_marker;
+	/*
 	 * Called from the console thread with each chunk of console bytes
 	 * (already capped) and the seconds since the guest was started; may
 	 * be NULL.  Returning nonzero means "the guest has said everything":

@@ -64,5 +64,14 @@ int main(void)
 	guestlog_finish(&gl);
 	is_int(gl.event, GUESTLOG_NONE, "pattern beyond the line cap ignored");
 	is_str(guestlog_event_str(GUESTLOG_HANG), "hang", "event names");
+
+	guestlog_init(&gl);
+	guestlog_set_end(&gl, "KREGRESS 1 n1 END ");
+	feed(&gl, "KREGRESS 1 n2 END 3 00000000\nxKREGRESS 1 n1 END 3 0\n");
+	ok(!gl.end_seen, "END of another nonce or mid-line: not the end");
+	feed(&gl, "KREGRESS 1 n1 EN");
+	ok(!gl.end_seen, "half a line is not the end");
+	feed(&gl, "D 3 0badc0de\r\n");
+	ok(gl.end_seen, "our END line is");
 	return done_testing();
 }
