@@ -679,6 +679,7 @@ static void result_error(struct vm_result *res, const char *fmt, ...)
 static void result_error(struct vm_result *res, const char *fmt, ...)
 {
 	va_list ap;
+	char *p;
 	int n;
 
 	res->status = VM_STATUS_ERROR;
@@ -697,6 +698,10 @@ static void result_error(struct vm_result *res, const char *fmt, ...)
 			len--;
 		res->reason[len] = '\0';
 	}
+	/* One line: libvirt's messages may carry QEMU's stderr lines. */
+	for (p = res->reason; *p; p++)
+		if ((unsigned char)*p < 0x20)
+			*p = ' ';
 	error("vm", "%s", res->reason);
 }
 
