@@ -189,6 +189,14 @@ static struct series *series_get(struct series **all, size_t *n,
 	return s;
 }
 
+/* A string member of a record, or "?" (never NULL, for printf). */
+static const char *field(json_t *rec, const char *key)
+{
+	const char *v = json_string_value(json_object_get(rec, key));
+
+	return v ? v : "?";
+}
+
 static void print_table(const struct console_result *res)
 {
 	struct series *all = NULL;
@@ -239,6 +247,24 @@ static void print_table(const struct console_result *res)
 		free(s->v);
 	}
 	free(all);
+	/* The environment and any failure, as one line each. */
+	for (i = 0; i < res->nrecords; i++) {
+		json_t *rec = json_loads(res->records[i].json, 0, NULL);
+		const char *w = json_string_value(json_object_get(rec,
+								 "workload"));
+		const char *why = json_string_value(json_object_get(rec,
+								   "reason"));
+
+		if (!strcmp(res->records[i].type, "env"))
+			printf("# env: %s %s, THP %s, clocksource %s\n",
+			       field(rec, "release"), field(rec, "machine"),
+			       field(rec, "thp_enabled"),
+			       field(rec, "clocksource"));
+		else if (!strcmp(res->records[i].type, "failure"))
+			printf("# FAILED %s: %s\n", w ? w : "?",
+			       why ? why : "?");
+		json_decref(rec);
+	}
 }
 
 static void print_json(const struct console_result *res, const char *nonce)

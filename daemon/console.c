@@ -13,10 +13,13 @@
  * to the next line and accepts the one whose checksum matches; the text
  * cut out is treated as a kernel message.  The CRC makes a false repair
  * as unlikely as a garbled line passing (about one in 2^32 per try).
+ * zlib's crc32_combine makes each try linear in the line's length; the
+ * number of tries per log is capped.
  */
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "console.h"
 #include "frame.h"
@@ -148,33 +151,38 @@ static int repair(struct parser *p, const char *f, size_t flen,
 		  const struct line *next, char *buf, size_t bufsz,
 		  size_t *outlen)
 {
-	size_t start = strlen(FRAME_MAGIC) + p->nonce_len + 1, k;
-	uint32_t head = 0;
+	size_t start = strlen(FRAME_MAGIC) + p->nonce_len + 1, k, tail;
+	uLong head, tail_crc, op, want;
+	char *end;
 
-	if (!next || p->repair_tries >= REPAIR_TRIES_MAX)
+	if (!next || p->repair_tries >= REPAIR_TRIES_MAX || flen < start ||
+	    next->len < 10 || next->len > bufsz ||
+	    next->s[next->len - 9] != ' ')
+		return 0;
+	want = strtoul(next->s + next->len - 8, &end, 16);
+	if (end != next->s + next->len)
 		return 0;
 	p->repair_tries++;
-	if (flen < start)
-		return 0;
-	head = frame_crc32(0, f, start);
-	for (k = start; k <= flen; k++) {
-		size_t total = k + next->len;
-
+	/*
+	 * The checksum of head + tail for every cut k, in O(1) each:
+	 * CRC(head) grows a byte at a time; zlib combines it with the
+	 * CRC of the fixed tail.
+	 */
+	tail = next->len - 9;
+	tail_crc = crc32(0, (const Bytef *)next->s, tail);
+	op = crc32_combine_gen(tail);
+	head = crc32(0, (const Bytef *)f, start);
+	for (k = start; k <= flen && k + next->len <= bufsz; k++) {
 		if (k > start)
-			head = frame_crc32(head, f + k - 1, 1);
-		if (total < 10 || total > bufsz || next->len < 9 ||
-		    next->s[next->len - 9] != ' ')
-			continue;
-		/* Checksum of head + tail without the " crc" suffix. */
-		if (frame_crc32(head, next->s, next->len - 9) !=
-		    strtoul(next->s + next->len - 8, NULL, 16))
+			head = crc32(head, (const Bytef *)f + k - 1, 1);
+		if (crc32_combine_op(head, tail_crc, op) != want)
 			continue;
 		memcpy(buf, f, k);
 		memcpy(buf + k, next->s, next->len);
-		if (!crc_ok(buf, total))
+		if (!crc_ok(buf, k + next->len))
 			continue;
 		check_panic(p, f + k, flen - k);
-		*outlen = total;
+		*outlen = k + next->len;
 		return 1;
 	}
 	return 0;
@@ -396,7 +404,9 @@ int console_parse(const char *log, size_t len, const char *nonce,
 	}
 	free(copy);
 
-	qsort(res->records, res->nrecords, sizeof(*res->records), cmp_seq);
+	if (res->nrecords)
+		qsort(res->records, res->nrecords, sizeof(*res->records),
+		      cmp_seq);
 	check_records(&p);
 	n = res->nrecords;
 	if (!p.garbled[0] && res->have_end) {

@@ -115,7 +115,9 @@ int frame_json_str(char *out, size_t outsz, size_t *len, const char *s)
 			esc[0] = '\\';
 			esc[1] = c;
 			esc[2] = 0;
-		} else if (c < 0x20 || c == 0x7f) {
+		} else if (c < 0x20 || c >= 0x7f) {
+			/* Bytes >= 0x80 as Latin-1: the output is ASCII and
+			 * valid JSON whatever the input's encoding. */
 			snprintf(esc, sizeof(esc), "\\u%04x", c);
 		} else {
 			esc[0] = c;

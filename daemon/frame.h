@@ -48,7 +48,8 @@ int frame_end(char *out, size_t outsz, const char *nonce,
 	      unsigned long count);
 
 /*
- * Appends s as a JSON string (with quotes, escaped) to out, which holds
+ * Appends s as a JSON string (with quotes; control characters and bytes
+ * >= 0x7f escaped as \u00XX, so the result is ASCII) to out, which holds
  * *len bytes of outsz.  On overflow the string is cut and -1 returned;
  * out stays NUL-terminated.
  */

@@ -66,6 +66,13 @@ void wl_parse(const char *workload, int argc, char **argv,
 /* Nanoseconds of CLOCK_MONOTONIC_RAW. */
 uint64_t wl_now_ns(void);
 
+/*
+ * Nanoseconds of CPU time of the calling thread (user + system), which,
+ * unlike the wall clock, does not count time spent waiting for a CPU on
+ * a busy host.  Workloads report it as a second metric, "<name>_cpu".
+ */
+uint64_t wl_cpu_ns(void);
+
 /* Adds "key":value to the params object of later records. */
 void wl_param_uint(const char *key, unsigned long value);
 void wl_param_str(const char *key, const char *value);

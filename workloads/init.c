@@ -25,7 +25,8 @@
  * the environment ("type":"env"); then each line a workload prints, framed
  * as one record; a "type":"failure" record for whatever went wrong around
  * them (plan error, exec failure, crash, timeout, non-JSON output); and
- * the END line.  A workload's stderr goes to the console unframed.
+ * the END line.  A workload's stderr is copied to the console unframed,
+ * by init, so that init is the console's only writer.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -124,7 +125,7 @@ static int read_small(const char *path, char *buf, size_t size)
 
 static int write_str(const char *path, const char *s)
 {
-	int fd = open(path, O_WRONLY | O_CLOEXEC), r = 0;
+	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC), r = 0;
 
 	if (fd < 0)
 		return -1;
@@ -391,13 +392,28 @@ static void take_line(const struct plan_run *r, const char *line, int *bad)
 	*bad = 1;
 }
 
+/* Seconds of CLOCK_MONOTONIC: immune to the guest's clock being set. */
+static long mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec;
+}
+
+/*
+ * Runs one workload.  Its stdout is framed line by line; its stderr is
+ * copied to our stderr, so that init is the only writer on the console and
+ * a workload's diagnostics can never land inside one of our lines.
+ */
 static void run_one(const struct plan_run *r, const char *bindir)
 {
-	char path[512], line[FRAME_JSON_MAX + 2];
+	char path[512], line[FRAME_JSON_MAX + 2], errbuf[1024];
 	size_t len = 0;
-	int fds[2], status, bad = 0, too_long = 0, timed_out = 0;
+	int fds[2], efds[2], status, bad = 0, too_long = 0, timed_out = 0;
 	unsigned long before = seq;
-	time_t deadline;
+	struct pollfd pfd[2];
+	long deadline;
 	pid_t pid;
 
 	snprintf(path, sizeof(path), "%s/%s", bindir, r->name);
@@ -409,24 +425,35 @@ static void run_one(const struct plan_run *r, const char *bindir)
 		emit_failure(r->name, "pipe: %s", strerror(errno));
 		return;
 	}
+	if (pipe2(efds, O_CLOEXEC)) {
+		emit_failure(r->name, "pipe: %s", strerror(errno));
+		close(fds[0]);
+		close(fds[1]);
+		return;
+	}
 	pid = fork();
 	if (pid < 0) {
 		emit_failure(r->name, "fork: %s", strerror(errno));
 		close(fds[0]);
 		close(fds[1]);
+		close(efds[0]);
+		close(efds[1]);
 		return;
 	}
 	if (pid == 0) {
 		dup2(fds[1], 1);
+		dup2(efds[1], 2);
 		execv(path, r->argv);
 		fprintf(stderr, "init: exec %s: %s\n", path, strerror(errno));
 		_exit(127);
 	}
 	close(fds[1]);
-	deadline = time(NULL) + r->timeout_s;
-	for (;;) {
-		struct pollfd pfd = { .fd = fds[0], .events = POLLIN };
-		long left = deadline - time(NULL);
+	close(efds[1]);
+	pfd[0] = (struct pollfd){ .fd = fds[0], .events = POLLIN };
+	pfd[1] = (struct pollfd){ .fd = efds[0], .events = POLLIN };
+	deadline = mono_s() + r->timeout_s;
+	while (pfd[0].fd >= 0 || pfd[1].fd >= 0) {
+		long left = deadline - mono_s();
 		char c;
 		ssize_t n;
 
@@ -435,17 +462,26 @@ static void run_one(const struct plan_run *r, const char *bindir)
 			kill(pid, SIGKILL);
 			break;
 		}
-		n = poll(&pfd, 1, left * 1000);
-		if (n < 0 && errno == EINTR)
-			continue;
+		n = poll(pfd, 2, left * 1000);
 		if (n <= 0)
+			continue;	/* EINTR or the deadline */
+		if (pfd[1].revents) {
+			n = read(efds[0], errbuf, sizeof(errbuf));
+			if (n > 0)
+				write_all(2, errbuf, n);
+			else if (n == 0 || errno != EINTR)
+				pfd[1].fd = -1;
+		}
+		if (!pfd[0].revents)
 			continue;
 		/* Byte-wise reads keep this simple; output is small. */
 		n = read(fds[0], &c, 1);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0)
-			break;
+		if (n <= 0) {
+			pfd[0].fd = -1;
+			continue;
+		}
 		if (c == '\n') {
 			line[len] = 0;
 			if (too_long && !bad)
@@ -462,6 +498,7 @@ static void run_one(const struct plan_run *r, const char *bindir)
 			too_long = 1;
 		}
 	}
+	close(efds[0]);
 	close(fds[0]);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
@@ -535,7 +572,7 @@ int main(int argc, char **argv)
 	char err[256], swap[128];
 	const char *bindir = getenv("KREGRESS_BIN_DIR");
 	const char *mnt = getenv("KREGRESS_INIT_MOUNT");
-	int i, plan_ok;
+	int i, plan_ok, thp_ok = 1;
 	enum plan_thp thp = PLAN_THP_KEEP;
 
 	guest = getpid() == 1;
@@ -573,12 +610,14 @@ int main(int argc, char **argv)
 	for (i = 0; i < plan.nruns; i++) {
 		const struct plan_run *r = &plan.runs[i];
 
+		/* A mode that could not be set is reported once; the runs
+		 * meant for it are skipped, not run in the wrong mode. */
 		if (r->thp != thp) {
-			if (apply_thp(r->thp))
-				continue;
 			thp = r->thp;
+			thp_ok = apply_thp(thp) == 0;
 		}
-		run_one(r, bindir);
+		if (thp_ok)
+			run_one(r, bindir);
 	}
 	finish();
 	return 0;
