@@ -15,7 +15,8 @@ prints figures, never pass/fail.  Needs root and a running libvirtd; it
 says so and exits 0 otherwise.
 
 KREGRESS_BENCH_BOOTS (default 5) boots per side and arch;
-KREGRESS_BENCH_ARCHES (default "x86_64 arm64").
+KREGRESS_BENCH_ARCHES (default "x86_64 arm64");
+KREGRESS_TEST_KERNEL_<arch> to boot another kernel than the dev one.
 """
 import os
 import re
@@ -136,8 +137,9 @@ def main():
     planfile = os.path.join(tmp, "plan")
     open(planfile, "w").write(PLAN)
     for arch in ARCHES:
+        kernel = os.environ.get("KREGRESS_TEST_KERNEL_" + arch)
         try:
-            kernel = subprocess.run(
+            kernel = kernel or subprocess.run(
                 [os.path.join(SRC, "tests/fixtures/devkernel.sh"), arch],
                 stdout=subprocess.PIPE, check=True,
                 timeout=3600).stdout.decode().strip()
