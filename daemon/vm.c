@@ -55,7 +55,7 @@
 #define VM_STATE_POLL_MS	500
 #define VM_DONE_GRACE_MS	500	/* after the guest said it is done */
 #define VM_PANIC_GRACE_MS	1500	/* to capture the rest of a trace */
-#define VM_READER_WAIT_MS	3000
+#define VM_READER_WAIT_MS	1000
 #define VM_POOL_NAME		"kregress"
 #define VM_POOL_PATH		"/var/lib/libvirt/kregress-pool"
 #define VM_UPLOAD_MAX		(512ULL << 20)

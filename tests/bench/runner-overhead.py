@@ -99,9 +99,9 @@ def plain(arch, kernel, initrd):
             break
         if time.monotonic() > deadline:
             break
-    p.kill()
+    p.terminate()
     p.wait()
-    return end, first
+    return end, first, time.monotonic() - t0
 
 
 def runner(arch, kernel, initrd, planfile, log):
@@ -114,11 +114,14 @@ def runner(arch, kernel, initrd, planfile, log):
                        timeout=180)
     t = time.monotonic() - t0
     out = p.stdout.decode(errors="replace")
-    m = re.search(r"^first_sample_s: ([0-9.]+)$", out, re.M)
+    def field(name):
+        m = re.search(r"^%s: ([0-9.]+)$" % name, out, re.M)
+        return float(m.group(1)) if m else None
     if p.returncode != 0:
         print("  kregress boot failed:\n" + out, file=sys.stderr)
-        return None, None
-    return t, float(m.group(1)) if m else None
+        return None, None, None, None
+    return t, field("first_sample_s"), field("create_s"), \
+        field("last_result_s")
 
 
 def med(xs):
@@ -134,6 +137,7 @@ def main():
         print("runner-overhead: skipped (needs root and a running libvirtd)")
         return 0
     tmp = tempfile.mkdtemp(prefix="kregress-bench.")
+    os.chmod(tmp, 0o755)  # QEMU runs as libvirt-qemu and must read it
     planfile = os.path.join(tmp, "plan")
     open(planfile, "w").write(PLAN)
     for arch in ARCHES:
@@ -149,20 +153,24 @@ def main():
         initrd = os.path.join(tmp, "initrd-" + arch)
         make_initrd(arch, initrd)
         pl, rn, pl_first, rn_first = [], [], [], []
+        pl_exit, rn_create, rn_end = [], [], []
         for i in range(BOOTS):
             # Alternate which side goes first, so drifts hit both.
             order = ("plain", "kregress") if i % 2 == 0 else \
                     ("kregress", "plain")
             for side in order:
                 if side == "plain":
-                    t, f = plain(arch, kernel, initrd)
+                    t, f, x = plain(arch, kernel, initrd)
                     pl.append(t)
                     pl_first.append(f)
+                    pl_exit.append(x)
                 else:
-                    t, f = runner(arch, kernel, initrd, planfile,
-                                  os.path.join(tmp, "log"))
+                    t, f, c, e = runner(arch, kernel, initrd, planfile,
+                                        os.path.join(tmp, "log"))
                     rn.append(t)
                     rn_first.append(f)
+                    rn_create.append(c)
+                    rn_end.append(e)
         mp, mr = med(pl), med(rn)
         print("runner-overhead %s (TCG, %d boots per side):" % (arch, BOOTS))
         print("  plain qemu, launch to END line: median %.2f s  %s"
@@ -171,6 +179,13 @@ def main():
               % (mr, " ".join("%.2f" % x for x in rn if x is not None)))
         print("  overhead ratio kregress/plain: %.3f (%+.1f%%)"
               % (mr / mp, (mr / mp - 1) * 100))
+        mx = med(pl_exit)
+        print("  plain qemu, launch to exit after SIGTERM at END: median "
+              "%.2f s; ratio kregress/that %.3f" % (mx, mr / mx))
+        print("  kregress breakdown (medians): create %.2f s, guest start "
+              "to END %.2f s, the rest (connect, destroy, teardown, parse)"
+              " %.2f s" % (med(rn_create), med(rn_end),
+                           mr - med(rn_create) - med(rn_end)))
         print("  boot-to-first-sample: plain median %.2f s (from launch), "
               "kregress median %.2f s (from guest start)"
               % (med(pl_first), med(rn_first)))
