@@ -46,7 +46,7 @@ ok $? "boots in ABBA/BAAB blocks"
 grep -q ' on qemu:///system: ok' "$tmp/ab.out" &&
 	grep -q " on qemu+tcp://127.0.0.1:$port/system: ok" "$tmp/ab.out"
 ok $? "boots spread over both hosts"
-test "$(grep -c '^boot .*: ok (3 values' "$tmp/ab.out")" -ge 8
+test "$(grep -Ec '^boot .*: ok \([1-9][0-9]* values' "$tmp/ab.out")" -ge 8
 ok $? "every boot gave its per-boot values"
 grep -q '^memset-order oneshot .*n=4/4' "$tmp/ab.out"
 ok $? "a verdict per metric with 4 boots per side"
