@@ -789,12 +789,13 @@ int vm_boot(struct vm_host *h, const struct vm_boot_spec *spec,
 			     res->domain, virt_error());
 		goto out;
 	}
+	/* Set before the console thread reads it; the guest is paused. */
+	c.t_resume = now_s();
 	if (pthread_create(&tid, NULL, console_thread, &c)) {
 		result_error(res, "boot: cannot start the console thread");
 		goto out;
 	}
 	have_thread = 1;
-	c.t_resume = now_s();
 	res->create_s = c.t_resume - t0;
 	if (virDomainResume(dom) < 0) {
 		result_error(res, "%s: resume %s: %s", h->uri, res->domain,
