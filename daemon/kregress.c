@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "cli_apply.h"
 #include "cli_bench.h"
+#include "cli_boot.h"
 #include "cli_client.h"
 #include "cli_compare.h"
 #include "cli_series.h"
@@ -36,6 +37,19 @@ const struct cli_command cli_commands[] = {
 	{ "lists watch", cli_lists_watch, CLI_LISTS_WATCH_USAGE },
 	{ "bench", cli_bench,
 	  "bench --native PLAN [--workloads DIR] [--json]" },
+	{ "boot", cli_boot,
+	  "boot --kernel IMG --arch A --initrd FILE [--plan PLAN] [--host URI] "
+	  "[--accel kvm|tcg] [--memory MIB] [--vcpus N] [--timeout S] "
+	  "[--cmdline ARGS] [--log FILE]" },
+	{ "ab", cli_ab,
+	  "ab --base IMG --patched IMG --initrd FILE --arch A --plan PLAN "
+	  "--log-dir DIR [--host URI]... [--capacity N] [--accel kvm|tcg] "
+	  "[--seed N] [--budget N] [--pairs N] [--timeout S] "
+	  "[--threshold PCT]" },
+	{ "host probe", cli_host_probe,
+	  "host probe URI [--kernel IMG --initrd FILE] [--arch A] "
+	  "[--kvm-timeout S] [--tcg-timeout S]" },
+	{ "host reap", cli_host_reap, "host reap [URI]" },
 	{ NULL, NULL, NULL },
 };
 

@@ -1,0 +1,525 @@
+/*
+ * runner.c - rounds of A/B boots over hosts, until the statistics decide.
+ *
+ * A round is a block of slots in seeded ABBA order (schedule.c).  Worker
+ * threads, one per unit of host capacity, take the slots in order; each
+ * waits for a host with free capacity (schedule_pick), boots, parses the
+ * console with the result-protocol parser (console.c), and hands the
+ * outcome to on_boot().  A boot that fails is retried once at once,
+ * preferably on another host; a host failing SCHEDULE_UNHEALTHY_AFTER
+ * times in a row is dropped and its slots go to the others.  After the
+ * round, each metric is compared (stats.c) at the alpha the sequential
+ * design allows for this look; the run stops when every metric is
+ * decisive, the budget is spent, or no host is left.
+ *
+ * The order is the order in which boots start; with more than one worker
+ * they overlap, which is what capacity means.  The seed, round and order
+ * of every boot go to on_boot(), so the sequence can be reconstructed.
+ */
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include <jansson.h>
+
+#include "console.h"
+#include "log.h"
+#include "runner.h"
+#include "strbuf.h"
+
+const char *runner_end_str(enum runner_end end)
+{
+	switch (end) {
+	case RUNNER_DECIDED:
+		return "decided";
+	case RUNNER_BUDGET:
+		return "budget";
+	case RUNNER_NO_HOST:
+		return "no-host";
+	case RUNNER_NO_SAMPLES:
+		return "no-samples";
+	}
+	return "unknown";
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static struct runner_metric *metric_get(struct runner_metric **metrics,
+					size_t *n, const char *key,
+					const char *unit, const char *dir)
+{
+	struct runner_metric *m;
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if (!strcmp((*metrics)[i].key, key))
+			return &(*metrics)[i];
+	if (*n >= RUNNER_METRICS_MAX)
+		return NULL;
+	*metrics = realloc(*metrics, (*n + 1) * sizeof(**metrics));
+	if (!*metrics)
+		die("runner", "out of memory");
+	m = &(*metrics)[(*n)++];
+	memset(m, 0, sizeof(*m));
+	m->key = strdup(key);
+	m->unit = strdup(unit ? unit : "");
+	if (!m->key || !m->unit)
+		die("runner", "out of memory");
+	m->direction = STATS_LOWER_IS_BETTER;
+	if (dir)
+		stats_direction_parse(dir, &m->direction);
+	return m;
+}
+
+static void metric_push(struct runner_metric *m, int side, double v)
+{
+	if (m->n[side] == m->alloc[side]) {
+		m->alloc[side] = m->alloc[side] ? 2 * m->alloc[side] : 16;
+		m->values[side] = realloc(m->values[side],
+					  m->alloc[side] * sizeof(double));
+		if (!m->values[side])
+			die("runner", "out of memory");
+	}
+	m->values[side][m->n[side]++] = v;
+}
+
+/* One boot's values of one key, before the median. */
+struct group {
+	char *key, *unit, *dir;
+	double *v;
+	size_t n;
+};
+
+int runner_add_samples(struct runner_metric **metrics, size_t *nmetrics,
+		       enum schedule_side side, const char *log, size_t len,
+		       const char *nonce, char *reason, size_t reason_size)
+{
+	struct console_result cr;
+	struct group *g = NULL;
+	size_t i, j, ng = 0, added = 0;
+	int ret = -1;
+
+	if (console_parse(log, len, nonce, &cr) < 0) {
+		snprintf(reason, reason_size, "invalid nonce");
+		return -1;
+	}
+	if (cr.status != CONSOLE_COMPLETE) {
+		snprintf(reason, reason_size, "%s: %s",
+			 console_status_str(cr.status), cr.reason);
+		goto out;
+	}
+	for (i = 0; i < cr.nrecords; i++) {
+		json_t *rec, *v;
+		const char *w, *m;
+		char *params;
+		struct strbuf key = STRBUF_INIT;
+
+		if (strcmp(cr.records[i].type, "sample"))
+			continue;
+		rec = json_loads(cr.records[i].json, 0, NULL);
+		w = json_string_value(json_object_get(rec, "workload"));
+		m = json_string_value(json_object_get(rec, "metric"));
+		v = json_object_get(rec, "value");
+		if (!w || !m || !json_is_number(v) ||
+		    !isfinite(json_number_value(v))) {
+			json_decref(rec);
+			continue;
+		}
+		params = json_dumps(json_object_get(rec, "params"),
+				    JSON_COMPACT | JSON_SORT_KEYS |
+				    JSON_ENCODE_ANY);
+		strbuf_addf(&key, "%s %s %s", w, m, params ? params : "{}");
+		free(params);
+		for (j = 0; j < ng; j++)
+			if (!strcmp(g[j].key, key.buf))
+				break;
+		if (j == ng) {
+			const char *u, *d;
+
+			g = realloc(g, (ng + 1) * sizeof(*g));
+			if (!g)
+				die("runner", "out of memory");
+			u = json_string_value(json_object_get(rec, "unit"));
+			d = json_string_value(json_object_get(rec,
+							      "direction"));
+			g[j].key = strbuf_detach(&key, NULL);
+			g[j].unit = strdup(u ? u : "");
+			g[j].dir = d ? strdup(d) : NULL;
+			g[j].v = NULL;
+			g[j].n = 0;
+			ng++;
+		}
+		strbuf_release(&key);
+		g[j].v = realloc(g[j].v, (g[j].n + 1) * sizeof(double));
+		if (!g[j].v)
+			die("runner", "out of memory");
+		g[j].v[g[j].n++] = json_number_value(v);
+		json_decref(rec);
+	}
+	if (!ng) {
+		snprintf(reason, reason_size, "complete, but no samples");
+		goto out;
+	}
+	for (j = 0; j < ng; j++) {
+		struct runner_metric *m = metric_get(metrics, nmetrics,
+						     g[j].key, g[j].unit,
+						     g[j].dir);
+
+		if (!m)
+			continue;
+		metric_push(m, side, median(g[j].v, g[j].n));
+		added++;
+	}
+	reason[0] = '\0';
+	ret = (int)added;
+out:
+	for (j = 0; j < ng; j++) {
+		free(g[j].key);
+		free(g[j].unit);
+		free(g[j].dir);
+		free(g[j].v);
+	}
+	free(g);
+	console_result_release(&cr);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+
+struct slot {
+	enum schedule_side side;
+	unsigned int order;
+};
+
+struct run {
+	const struct runner_spec *spec;
+	struct runner_host *hosts;
+	size_t nhosts;
+	struct runner_report *rep;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;	/* a host slot was freed */
+	struct slot *slots;
+	size_t nslots, next;
+	unsigned int round;
+	size_t ok[2];		/* usable boots per side, whole run */
+	int no_host;
+};
+
+static int make_nonce(char *out, size_t size)
+{
+	unsigned char r[8];
+	size_t i;
+
+	if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r))
+		return -1;
+	for (i = 0; i < sizeof(r) && 2 * i + 2 < size; i++)
+		snprintf(out + 2 * i, 3, "%02x", r[i]);
+	return 0;
+}
+
+/* Takes a host for a boot (waits for capacity); -1 when none is left. */
+static int take_host(struct run *r, int avoid)
+{
+	const struct runner_spec *s = r->spec;
+	int i;
+
+	for (;;) {
+		size_t k;
+		struct schedule_host sh[RUNNER_THREADS_MAX * 4];
+		size_t n = r->nhosts < sizeof(sh) / sizeof(sh[0]) ?
+			   r->nhosts : sizeof(sh) / sizeof(sh[0]);
+
+		for (k = 0; k < n; k++)
+			sh[k] = r->hosts[k].sched;
+		if (!schedule_any_healthy(sh, n, s->arch, s->accel))
+			return -1;
+		i = schedule_pick(sh, n, s->arch, s->accel, avoid);
+		if (i >= 0) {
+			r->hosts[i].sched.running++;
+			return i;
+		}
+		pthread_cond_wait(&r->cond, &r->lock);
+	}
+}
+
+/* One attempt on host hi; called without the lock.  Returns 1 if usable. */
+static int boot_once(struct run *r, int hi, const struct slot *sl,
+		     int attempt)
+{
+	const struct runner_spec *s = r->spec;
+	struct runner_host *h = &r->hosts[hi];
+	struct strbuf cmd = STRBUF_INIT, log = STRBUF_INIT, text = STRBUF_INIT;
+	struct strbuf end = STRBUF_INIT;
+	struct vm_boot_spec bs;
+	struct vm_result vr;
+	struct runner_boot b;
+	char nonce[32], reason[CONSOLE_REASON_MAX + 64] = "";
+	int added = -1;
+
+	memset(&bs, 0, sizeof(bs));
+	memset(&b, 0, sizeof(b));
+	if (make_nonce(nonce, sizeof(nonce)) < 0)
+		snprintf(nonce, sizeof(nonce), "r%u-%u-%d", r->round,
+			 sl->order, attempt);
+	strbuf_addf(&cmd, "%s kregress.nonce=%s", s->plan_cmdline, nonce);
+	if (s->extra_cmdline && *s->extra_cmdline)
+		strbuf_addf(&cmd, " %s", s->extra_cmdline);
+	strbuf_addf(&log, "%s/boot-%04u-%s-%d.log", s->log_dir, sl->order,
+		    schedule_side_str(sl->side), attempt);
+	bs.kernel = s->kernel[sl->side];
+	bs.initrd = s->initrd[sl->side];
+	bs.cmdline = cmd.buf;
+	bs.arch = s->arch;
+	bs.accel = h->sched.accel;
+	bs.memory_mib = s->memory_mib;
+	bs.vcpus = s->vcpus;
+	bs.timeout_s = s->timeout_s;
+	bs.console_log = log.buf;
+	strbuf_addf(&end, "KREGRESS 1 %s END ", nonce);
+	bs.end_marker = end.buf;
+	vm_boot(h->vm, &bs, &vr);
+	if (vr.status != VM_STATUS_OK) {
+		snprintf(reason, sizeof(reason), "%s: %s",
+			 vm_status_str(vr.status), vr.reason);
+	} else if (strbuf_read_file(&text, log.buf, CONSOLE_LOG_MAX) < 0) {
+		snprintf(reason, sizeof(reason), "console log unreadable");
+	}
+
+	pthread_mutex_lock(&r->lock);
+	/* Only what libvirt/the hypervisor did counts against the host. */
+	schedule_done(&h->sched, vr.status);
+	if (!reason[0]) {
+		added = runner_add_samples(&r->rep->metrics,
+					   &r->rep->nmetrics, sl->side,
+					   text.buf, text.len, nonce, reason,
+					   sizeof(reason));
+		if (added < 0 && vr.status == VM_STATUS_OK)
+			vr.status = VM_STATUS_ERROR;
+	}
+	if (!h->sched.healthy)
+		log_warn("runner", "%s: unhealthy after %u failures in a row",
+			 h->sched.uri, h->sched.failures);
+	r->rep->boots++;
+	if (added < 0)
+		r->rep->failed_boots++;
+	else
+		r->ok[sl->side]++;
+	b.round = r->round;
+	b.order = sl->order;
+	b.side = sl->side;
+	b.attempt = attempt;
+	b.host = h->sched.uri;
+	b.nonce = nonce;
+	b.console_log = log.buf;
+	b.vm = &vr;
+	b.complete = added >= 0;
+	b.reason = reason;
+	b.nsamples = added > 0 ? (size_t)added : 0;
+	if (s->on_boot)
+		s->on_boot(s->opaque, &b);
+	pthread_cond_broadcast(&r->cond);
+	pthread_mutex_unlock(&r->lock);
+	strbuf_release(&cmd);
+	strbuf_release(&log);
+	strbuf_release(&text);
+	strbuf_release(&end);
+	return added >= 0;
+}
+
+static void *worker(void *arg)
+{
+	struct run *r = arg;
+
+	pthread_mutex_lock(&r->lock);
+	while (r->next < r->nslots && !r->no_host) {
+		struct slot sl = r->slots[r->next++];
+		int attempt = 1, avoid = -1, hi, usable;
+
+		for (;;) {
+			hi = take_host(r, avoid);
+			if (hi < 0) {
+				r->no_host = 1;
+				break;
+			}
+			pthread_mutex_unlock(&r->lock);
+			usable = boot_once(r, hi, &sl, attempt);
+			pthread_mutex_lock(&r->lock);
+			if (usable || attempt >= SCHEDULE_ATTEMPTS)
+				break;
+			r->rep->retries++;
+			attempt++;
+			avoid = hi;
+		}
+	}
+	pthread_mutex_unlock(&r->lock);
+	return NULL;
+}
+
+static int cmp_metric(const void *a, const void *b)
+{
+	return strcmp(((const struct runner_metric *)a)->key,
+		      ((const struct runner_metric *)b)->key);
+}
+
+static int decisive(enum stats_verdict v)
+{
+	return v == STATS_REGRESSION || v == STATS_IMPROVEMENT ||
+	       v == STATS_MINOR || v == STATS_NO_CHANGE;
+}
+
+/*
+ * Compares every metric at this look's alpha.  Returns 2 when every
+ * verdict is decisive, 1 when the sequential design says stop anyway
+ * (budget), 0 to go on.
+ */
+static int decide(struct run *r, struct stats_seq *seq)
+{
+	struct runner_report *rep = r->rep;
+	struct stats_opts o = r->spec->stats;
+	size_t i, n = r->ok[0] < r->ok[1] ? r->ok[0] : r->ok[1];
+	int stop = 1, all = 1;
+
+	o.alpha = stats_seq_look(seq, n);
+	for (i = 0; i < rep->nmetrics; i++) {
+		struct runner_metric *m = &rep->metrics[i];
+
+		o.direction = m->direction;
+		if (stats_compare_samples(m->values[0], m->n[0],
+					  m->values[1], m->n[1], &o,
+					  &m->result) < 0) {
+			stop = 0;
+			continue;
+		}
+		m->have_result = 1;
+		if (!stats_seq_should_stop(seq, &m->result, n))
+			stop = 0;
+		if (!decisive(m->result.verdict))
+			all = 0;
+	}
+	if (!rep->nmetrics)
+		return 0;
+	return all ? 2 : stop;
+}
+
+int runner_run(const struct runner_spec *spec, struct runner_host *hosts,
+	       size_t nhosts, struct runner_report *rep)
+{
+	struct run r;
+	struct schedule_rng rng;
+	struct stats_seq seq;
+	enum schedule_side *order = NULL;
+	pthread_t tids[RUNNER_THREADS_MAX];
+	size_t pairs = spec->pairs_per_round ? spec->pairs_per_round : 2;
+	size_t budget = spec->max_per_side ? spec->max_per_side : 10;
+	size_t i, nthreads = 0, started = 0;
+	unsigned int order_no = 0;
+
+	memset(rep, 0, sizeof(*rep));
+	if (!spec->kernel[0] || !spec->kernel[1] || !spec->log_dir ||
+	    !spec->plan_cmdline || !nhosts)
+		return error("runner", "a spec needs two kernels, a plan, a "
+			     "log directory and a host");
+	for (i = 0; i < nhosts; i++)
+		nthreads += hosts[i].sched.capacity;
+	if (nthreads > RUNNER_THREADS_MAX)
+		nthreads = RUNNER_THREADS_MAX;
+	if (!nthreads)
+		nthreads = 1;
+	memset(&r, 0, sizeof(r));
+	r.spec = spec;
+	r.hosts = hosts;
+	r.nhosts = nhosts;
+	r.rep = rep;
+	pthread_mutex_init(&r.lock, NULL);
+	pthread_cond_init(&r.cond, NULL);
+	schedule_rng_init(&rng, spec->seed);
+	stats_seq_init(&seq, spec->stats.alpha, budget);
+	order = calloc(2 * pairs, sizeof(*order));
+	r.slots = calloc(2 * pairs, sizeof(*r.slots));
+	if (!order || !r.slots)
+		die("runner", "out of memory");
+
+	for (;;) {
+		size_t done = r.ok[0] < r.ok[1] ? r.ok[0] : r.ok[1];
+		size_t want = pairs;
+
+		if (done >= budget) {
+			rep->end = RUNNER_BUDGET;
+			break;
+		}
+		if (done + want > budget)
+			want = budget - done;
+		schedule_abba(&rng, want, order);
+		for (i = 0; i < 2 * want; i++) {
+			r.slots[i].side = order[i];
+			r.slots[i].order = order_no++;
+		}
+		r.nslots = 2 * want;
+		r.next = 0;
+		r.round = ++rep->rounds;
+		started = 0;
+		for (i = 0; i < nthreads && i < r.nslots; i++)
+			if (!pthread_create(&tids[i], NULL, worker, &r))
+				started++;
+		if (!started)
+			worker(&r);
+		for (i = 0; i < started; i++)
+			pthread_join(tids[i], NULL);
+		if (r.no_host) {
+			rep->end = RUNNER_NO_HOST;
+			break;
+		}
+		/* A side that has not produced one usable boot by the end
+		 * of a round with retries is broken, not noisy. */
+		if (!r.ok[0] || !r.ok[1]) {
+			rep->end = RUNNER_NO_SAMPLES;
+			break;
+		}
+		switch (decide(&r, &seq)) {
+		case 2:
+			rep->end = RUNNER_DECIDED;
+			goto done;
+		case 1:
+			rep->end = RUNNER_BUDGET;
+			goto done;
+		}
+	}
+	/* No host left mid-run: a last verdict on what there is. */
+	if (rep->end == RUNNER_NO_HOST && r.ok[0] && r.ok[1])
+		decide(&r, &seq);
+done:
+	qsort(rep->metrics, rep->nmetrics, sizeof(*rep->metrics), cmp_metric);
+	free(order);
+	free(r.slots);
+	pthread_cond_destroy(&r.cond);
+	pthread_mutex_destroy(&r.lock);
+	return 0;
+}
+
+void runner_report_release(struct runner_report *rep)
+{
+	size_t i;
+
+	for (i = 0; i < rep->nmetrics; i++) {
+		free(rep->metrics[i].key);
+		free(rep->metrics[i].unit);
+		free(rep->metrics[i].values[0]);
+		free(rep->metrics[i].values[1]);
+	}
+	free(rep->metrics);
+	memset(rep, 0, sizeof(*rep));
+}

@@ -1,0 +1,112 @@
+/*
+ * runner.h - one A/B comparison carried out on libvirt hosts: rounds of
+ * base and patched boots in seeded ABBA order, spread over the hosts,
+ * failed boots retried once, hosts that keep failing dropped, and after
+ * each round the statistics asked whether more boots are needed.
+ *
+ * The runner owns no storage: every finished boot (and its per-boot
+ * samples) is handed to on_boot(), where the daemon writes it to the
+ * database and the CLI prints it.  Boots run on worker threads, as many as
+ * the hosts' capacities allow; runner_run() blocks until the comparison is
+ * decided, the budget is spent, or no healthy host is left.
+ */
+#ifndef KREGRESS_RUNNER_H
+#define KREGRESS_RUNNER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "schedule.h"
+#include "stats.h"
+#include "vm.h"
+
+#define RUNNER_METRICS_MAX	256
+#define RUNNER_THREADS_MAX	16
+
+struct runner_host {
+	struct vm_host *vm;		/* opened by the caller */
+	struct schedule_host sched;	/* arch, accel, capacity, health */
+};
+
+/* One metric's per-boot values on each side (a boot's iterations are
+ * reduced to their median: boots are the independent unit). */
+struct runner_metric {
+	char *key;		/* "workload metric {params}" */
+	char *unit;
+	enum stats_direction direction;
+	double *values[2];	/* [SCHEDULE_BASE], [SCHEDULE_PATCHED] */
+	size_t n[2], alloc[2];
+	struct stats_result result;	/* after the last round */
+	int have_result;
+};
+
+/* What on_boot() is told about each finished attempt. */
+struct runner_boot {
+	unsigned int round;
+	unsigned int order;	/* position in the whole run, from 0 */
+	enum schedule_side side;
+	int attempt;		/* 1, or 2 for the retry */
+	const char *host;	/* URI */
+	const char *nonce;
+	const char *console_log;
+	const struct vm_result *vm;
+	int complete;		/* result protocol complete: samples count */
+	const char *reason;	/* why not, "" if it did */
+	size_t nsamples;	/* per-boot metric values added */
+};
+
+struct runner_spec {
+	const char *kernel[2];	/* [SCHEDULE_BASE], [SCHEDULE_PATCHED] */
+	const char *initrd[2];
+	const char *plan_cmdline;	/* kregress.plan="..." */
+	const char *extra_cmdline;	/* may be NULL */
+	enum vm_arch arch;
+	int accel;		/* enum vm_accel, or -1 for any */
+	unsigned int memory_mib, vcpus, timeout_s;
+	uint64_t seed;		/* of the ABBA order; record it */
+	size_t pairs_per_round;	/* 0 = 2, one ABBA block */
+	size_t max_per_side;	/* budget; 0 = 10 */
+	struct stats_opts stats;	/* threshold, alpha (the overall one) */
+	const char *log_dir;	/* console logs; required */
+	void (*on_boot)(void *opaque, const struct runner_boot *b);
+	void *opaque;
+};
+
+enum runner_end {
+	RUNNER_DECIDED,		/* every metric reached a decisive verdict */
+	RUNNER_BUDGET,		/* max_per_side spent */
+	RUNNER_NO_HOST,		/* no healthy host left for the arch */
+	RUNNER_NO_SAMPLES,	/* a side produced no usable boot at all */
+};
+
+const char *runner_end_str(enum runner_end end);
+
+struct runner_report {
+	enum runner_end end;
+	unsigned int rounds;
+	unsigned int boots, failed_boots, retries;
+	struct runner_metric *metrics;	/* nmetrics, sorted by key */
+	size_t nmetrics;
+};
+
+/*
+ * Runs the comparison.  Returns 0 with *rep filled (release it with
+ * runner_report_release()), -1 on a bad spec (logged).  Boot failures
+ * are results, reported through on_boot() and rep->failed_boots.
+ */
+int runner_run(const struct runner_spec *spec, struct runner_host *hosts,
+	       size_t nhosts, struct runner_report *rep);
+
+void runner_report_release(struct runner_report *rep);
+
+/*
+ * Adds the sample records of one boot's console log to the metrics
+ * (pure; exposed for tests): each record's value is grouped by workload,
+ * metric and params, each group reduced to its median.  Returns the number
+ * of per-boot values added, or -1 if the log is not a complete result.
+ */
+int runner_add_samples(struct runner_metric **metrics, size_t *nmetrics,
+		       enum schedule_side side, const char *log, size_t len,
+		       const char *nonce, char *reason, size_t reason_size);
+
+#endif

@@ -1,0 +1,145 @@
+/*
+ * vm.h - boot a kernel in a throw-away libvirt domain (the only libvirt
+ * user).
+ *
+ * A host is a libvirt URI.  A boot is one transient domain (created with
+ * virDomainCreateXML, never defined) that boots a kernel and initramfs
+ * directly, with no network device and no disk, and destroys itself when
+ * the guest powers off, reboots or crashes.  The serial console comes back
+ * through virDomainOpenConsole as a libvirt stream, so a remote host works
+ * exactly like the local one; it is copied into a per-boot log file, up to
+ * a size cap, and scanned for panics, oopses and hangs (guestlog.c).
+ * Every domain is named "kregress-..." so that vm_reap() can destroy what a
+ * dead process left behind.
+ */
+#ifndef KREGRESS_VM_H
+#define KREGRESS_VM_H
+
+#include <stddef.h>
+
+#include "guestlog.h"
+
+enum vm_arch {
+	VM_ARCH_X86_64,
+	VM_ARCH_ARM64,
+};
+
+enum vm_accel {
+	VM_ACCEL_KVM,		/* domain type "kvm" */
+	VM_ACCEL_TCG,		/* domain type "qemu": emulation */
+};
+
+enum vm_status {
+	VM_STATUS_OK,		/* the guest ended by itself, no panic/oops */
+	VM_STATUS_PANIC,	/* kernel panic on the console */
+	VM_STATUS_OOPS,		/* oops/BUG on the console */
+	VM_STATUS_HANG,		/* lockup/stall reported on the console */
+	VM_STATUS_TIMEOUT,	/* still running at the deadline: destroyed */
+	VM_STATUS_STOPPED,	/* the hypervisor stopped the guest (e.g. KVM
+				 * internal error): destroyed */
+	VM_STATUS_ERROR,	/* the domain could not be created or watched */
+};
+
+const char *vm_arch_str(enum vm_arch arch);
+const char *vm_accel_str(enum vm_accel accel);
+const char *vm_status_str(enum vm_status status);
+/* Parse "x86_64"/"amd64", "arm64"/"aarch64", "kvm", "tcg"/"qemu". */
+int vm_arch_parse(const char *s, enum vm_arch *out);
+int vm_accel_parse(const char *s, enum vm_accel *out);
+
+/*
+ * Every kregress domain is named "<prefix><random hex>".  The prefix is
+ * "kregress-" unless $KREGRESS_VM_PREFIX names a longer one that starts
+ * with "kregress-" (tests use it to stay out of each other's way, since
+ * several test runs may share one libvirtd).
+ */
+const char *vm_name_prefix(void);
+
+struct vm_host;
+
+/*
+ * Opens a connection to uri (NULL or "" = "qemu:///system").  Starts the
+ * libvirt event loop thread on first use (the remote driver needs it to
+ * deliver stream data and keepalives).  Returns 0 and *out, or -1 (logged).
+ */
+int vm_host_open(const char *uri, struct vm_host **out);
+void vm_host_free(struct vm_host *h);
+/* 1 when the URI names another machine (or a network transport), so that
+ * kernels must be uploaded as storage volumes; 0 for the local socket. */
+int vm_host_is_remote(const struct vm_host *h);
+const char *vm_host_uri(const struct vm_host *h);
+
+struct vm_host_info {
+	char arch[32];		/* host CPU arch, "x86_64" */
+	char cpu_model[128];	/* host CPU model as libvirt names it */
+	unsigned long long memory_kib;
+	unsigned int cpus;
+	int kvm_offered;	/* capabilities offer domain type kvm */
+};
+
+/* Capabilities and node info of the host; does not boot anything. */
+int vm_host_info(struct vm_host *h, struct vm_host_info *info);
+
+struct vm_boot_spec {
+	const char *kernel;	/* local path: bzImage, PVH vmlinux, Image */
+	const char *initrd;	/* local path, or NULL */
+	const char *cmdline;	/* appended after the console arguments */
+	enum vm_arch arch;
+	enum vm_accel accel;
+	unsigned int memory_mib;	/* 0 = 256 */
+	unsigned int vcpus;		/* 0 = 1 */
+	unsigned int timeout_s;		/* hard limit, 0 = 120 */
+	const char *console_log;	/* file the console goes to; required */
+	size_t console_cap;		/* bytes kept, 0 = 4 MiB */
+	/*
+	 * A console line starting with end_marker (may be NULL) means the
+	 * guest is done, as when on_console() returns nonzero.
+	 */
+	const char *end_marker;
+	/*
+	 * Called from the console thread with each chunk of console bytes
+	 * (already capped) and the seconds since the guest was started; may
+	 * be NULL.  Returning nonzero means "the guest has said everything":
+	 * the domain is then destroyed after a short grace period if it does
+	 * not end by itself (an x86 kernel without ACPI cannot power off).
+	 */
+	int (*on_console)(void *opaque, const char *data, size_t len,
+			  double elapsed_s);
+	void *opaque;
+};
+
+struct vm_result {
+	enum vm_status status;
+	char reason[GUESTLOG_REASON_MAX + 64];	/* why it is not OK */
+	char domain[64];	/* the domain's name */
+	double create_s;	/* virDomainCreateXML + console open */
+	double run_s;		/* resume to end of domain */
+	double first_output_s;	/* resume to first console byte, -1 none */
+	double done_s;		/* resume to on_console() said done, -1 */
+	size_t console_bytes;	/* bytes written to the log */
+	int console_truncated;	/* the cap was reached */
+	int reached_init;	/* the kernel started /init */
+};
+
+/*
+ * Boots one domain and waits for it to end (blocks up to timeout_s plus a
+ * few seconds).  Returns 0 when the boot was carried out — whatever the
+ * guest did: the outcome is in res->status and res->reason — and -1 only
+ * when nothing could be tried (bad spec, file unreadable, upload failed),
+ * with res->status VM_STATUS_ERROR and res->reason set.  The domain never
+ * outlives this call.
+ */
+int vm_boot(struct vm_host *h, const struct vm_boot_spec *spec,
+	    struct vm_result *res);
+
+/*
+ * Destroys every domain on h whose name starts with prefix (NULL = the
+ * vm_name_prefix()); prefix must start with "kregress-".  *reaped (may be
+ * NULL) gets how many were destroyed.
+ */
+int vm_reap(struct vm_host *h, const char *prefix, int *reaped);
+
+/* How many running domains on h have names starting with prefix. */
+int vm_count(struct vm_host *h, const char *prefix, int *count);
+
+#endif

@@ -1,0 +1,82 @@
+# lib-runner.sh - shared set-up of the runner's slow tests (sourced).
+#
+# Gives each test: TAP helpers, a temporary directory, a domain-name prefix
+# of its own (so parallel test runs on one libvirtd never reap each other's
+# domains), the development kernel for an arch (tests/fixtures/devkernel.sh,
+# built once into a cache outside the clone), and an initramfs holding the
+# test init (tests/fixtures/testinit.c) built statically for that arch.
+set -u
+: "${KREGRESS_BUILD:?}" "${KREGRESS_SRC:?}"
+KREGRESS=$KREGRESS_BUILD/kregress
+tmp=$(mktemp -d /tmp/kregress-slow.XXXXXX)
+# QEMU runs as libvirt-qemu: it must be able to reach kernels and initrds.
+chmod 755 "$tmp"
+export KREGRESS_VM_PREFIX=kregress-t$$-
+n=0
+failed=0
+ok() {	# ok COND-STATUS DESCRIPTION
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		failed=$((failed + 1))
+	fi
+}
+skip_all() {
+	echo "1..0 # SKIP $*"
+	exit 0
+}
+cleanup_runner() {
+	"$KREGRESS" host reap >/dev/null 2>&1
+	[ -n "${KEEP_TMP:-}" ] || rm -rf "$tmp"
+}
+trap cleanup_runner EXIT
+
+need_libvirt() {
+	[ "$(id -u)" = 0 ] || skip_all "needs root for qemu:///system"
+	timeout 20 virsh -c qemu:///system version >/dev/null 2>&1 ||
+		skip_all "libvirtd is not running (make check starts it)"
+}
+
+# kernel_for ARCH: path of the dev kernel (built on first use), or the
+# kernel named by $KREGRESS_TEST_KERNEL_<ARCH> (e.g. one from kregress build).
+kernel_for() {
+	local var=KREGRESS_TEST_KERNEL_$1
+	if [ -n "${!var:-}" ]; then
+		echo "${!var}"
+		return 0
+	fi
+	timeout 3600 "$KREGRESS_SRC/tests/fixtures/devkernel.sh" "$1"
+}
+
+# initrd_for ARCH OUT: an initramfs with the test init as /init.
+initrd_for() {
+	local arch=$1 out=$2 cc=gcc d
+	[ "$arch" = arm64 ] && cc=aarch64-linux-gnu-gcc
+	d=$tmp/initrd-$arch
+	mkdir -p "$d/dev"
+	$cc -static -O2 -o "$d/init" "$KREGRESS_SRC/tests/fixtures/testinit.c" ||
+		return 1
+	[ -e "$d/dev/console" ] || mknod "$d/dev/console" c 5 1 || return 1
+	(cd "$d" && printf '%s\n' . dev dev/console init |
+		cpio --quiet -o -H newc -R 0:0) | gzip -1 >"$out"
+}
+
+# initrd_workloads ARCH OUT: the workloads' /init and programs
+# ($KREGRESS_BUILD/workloads/<arch>/) as an initramfs.
+initrd_workloads() {
+	local arch=$1 out=$2 wdir d
+	wdir=$KREGRESS_BUILD/workloads/x86_64
+	[ "$arch" = arm64 ] && wdir=$KREGRESS_BUILD/workloads/aarch64
+	[ -x "$wdir/init" ] || return 1
+	d=$tmp/wl-$arch
+	mkdir -p "$d/dev" "$d/bin"
+	cp "$wdir/init" "$d/init" || return 1
+	for f in "$wdir"/*; do
+		[ "$(basename "$f")" = init ] || cp "$f" "$d/bin/" || return 1
+	done
+	[ -e "$d/dev/console" ] || mknod "$d/dev/console" c 5 1 || return 1
+	(cd "$d" && find . -mindepth 1 | sed 's|^\./||' |
+		cpio --quiet -o -H newc -R 0:0) | gzip -1 >"$out"
+}

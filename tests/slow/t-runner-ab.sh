@@ -1,0 +1,53 @@
+#!/bin/bash
+# t-runner-ab.sh - `kregress ab` with two hosts (the local socket and the
+# same libvirtd through qemu+tcp): seeded ABBA rounds spread over both
+# hosts, every boot's samples parsed, a verdict per metric at the end.
+# Base and patched are the same kernel (an A/A run).
+. "$KREGRESS_SRC/tests/slow/lib-runner.sh"
+need_libvirt
+kernel=$(kernel_for x86_64) || { echo "Bail out! no x86_64 kernel"; exit 1; }
+initrd_workloads x86_64 "$tmp/wl.cpio.gz" ||
+	{ echo "Bail out! no workloads"; exit 1; }
+echo "1..7"
+port=$((20000 + ($$ + 7) % 20000))
+/usr/bin/python3 "$KREGRESS_SRC/tests/fixtures/tcp2unix.py" "$port" \
+	/var/run/libvirt/libvirt-sock "$tmp/relay.pid" &
+relay=$!
+trap 'kill $relay 2>/dev/null; cleanup_runner' EXIT
+for i in $(seq 50); do
+	[ -s "$tmp/relay.pid" ] && break
+	sleep 0.1
+done
+cat >"$tmp/plan" <<'PLAN'
+kregress-plan 1
+timeout 60
+run memset-order --size-mb 4 --iterations 3 --warmup 1
+PLAN
+mkdir -p "$tmp/logs"
+timeout 900 "$KREGRESS" ab --base "$kernel" --patched "$kernel" \
+	--initrd "$tmp/wl.cpio.gz" --arch x86_64 --plan "$tmp/plan" \
+	--host qemu:///system --host "qemu+tcp://127.0.0.1:$port/system" \
+	--seed 12345 --budget 4 --pairs 2 --timeout 120 \
+	--log-dir "$tmp/logs" >"$tmp/ab.out" 2>"$tmp/ab.err"
+ok $? "ab exits 0"
+sed 's/^/# /' "$tmp/ab.out"
+grep -q '^seed: 12345$' "$tmp/ab.out"
+ok $? "the seed is recorded"
+grep -Eq '^end: (decided|budget) after [0-9]+ rounds, [0-9]+ boots' \
+	"$tmp/ab.out"
+ok $? "ended by the statistics or the budget"
+# Per round, the first attempts in order form ABBA or BAAB blocks.
+awk '$1 == "boot" && $6 == "attempt" && $7 == 1 {
+	side[$2] = ($5 == "base") ? "A" : "B" }
+     END { for (i = 0; i in side; i += 4) {
+		b = side[i] side[i+1] side[i+2] side[i+3]
+		if (b != "ABBA" && b != "BAAB") exit 1 } }' "$tmp/ab.out"
+ok $? "boots in ABBA/BAAB blocks"
+grep -q ' on qemu:///system: ok' "$tmp/ab.out" &&
+	grep -q " on qemu+tcp://127.0.0.1:$port/system: ok" "$tmp/ab.out"
+ok $? "boots spread over both hosts"
+test "$(grep -Ec '^boot .*: ok \([1-9][0-9]* values' "$tmp/ab.out")" -ge 8
+ok $? "every boot gave its per-boot values"
+grep -q '^memset-order oneshot .*n=4/4' "$tmp/ab.out"
+ok $? "a verdict per metric with 4 boots per side"
+exit $((failed > 0))

@@ -1,0 +1,59 @@
+#!/bin/bash
+# t-runner-boot.sh - real libvirt boots under TCG: a clean boot with result
+# lines, a kernel panic (init=/nonexistent), a guest that hangs (destroyed
+# at the timeout), and no domain left behind by any of them.
+. "$KREGRESS_SRC/tests/slow/lib-runner.sh"
+need_libvirt
+kernel=$(kernel_for x86_64) || { echo "Bail out! no x86_64 kernel"; exit 1; }
+initrd_for x86_64 "$tmp/initrd" || { echo "Bail out! no initrd"; exit 1; }
+echo "1..13"
+
+# 1. A clean boot prints the guest's lines and ends by itself.
+timeout 120 "$KREGRESS" boot --kernel "$kernel" --initrd "$tmp/initrd" \
+	--arch x86_64 --accel tcg --timeout 60 --log "$tmp/ok.log" \
+	>"$tmp/ok.out" 2>"$tmp/ok.err"
+ok $? "clean boot exits 0"
+grep -q '^boot: ok$' "$tmp/ok.out"
+ok $? "status ok"
+test "$(grep -c '^KREGRESS-TEST [0-9] [0-9]*$' "$tmp/ok.out")" = 5
+ok $? "five result lines printed"
+grep -q 'Run /init as init process' "$tmp/ok.log"
+ok $? "console log has the kernel's messages"
+grep -q '^first_sample_s: ' "$tmp/ok.out"
+ok $? "time to the guest's last line measured"
+
+# 2. A kernel that cannot find init panics: a failed boot with the reason.
+# (With an initramfs the kernel runs rdinit=, so both are pointed away.)
+start=$(date +%s)
+timeout 120 "$KREGRESS" boot --kernel "$kernel" --initrd "$tmp/initrd" \
+	--arch x86_64 --accel tcg --timeout 60 --cmdline "rdinit=/nonexistent init=/nonexistent" \
+	--log "$tmp/panic.log" >"$tmp/panic.out" 2>"$tmp/panic.err"
+rc=$?
+took=$(($(date +%s) - start))
+test $rc = 1
+ok $? "panic: exit status 1 (got $rc)"
+grep -q '^boot: panic: Kernel panic - not syncing: ' "$tmp/panic.out"
+ok $? "panic: the reason is the panic line"
+test $took -lt 50
+ok $? "panic: ended well before the timeout (${took}s)"
+
+# 3. A guest that never ends is destroyed at the deadline.
+start=$(date +%s)
+timeout 120 "$KREGRESS" boot --kernel "$kernel" --initrd "$tmp/initrd" \
+	--arch x86_64 --accel tcg --timeout 8 --cmdline krtest=hang \
+	--log "$tmp/hang.log" >"$tmp/hang.out" 2>"$tmp/hang.err"
+rc=$?
+took=$(($(date +%s) - start))
+test $rc = 1
+ok $? "hang: exit status 1 (got $rc)"
+grep -q '^boot: timeout: no end after 8 s: destroyed' "$tmp/hang.out"
+ok $? "hang: reported as a timeout"
+grep -q 'KREGRESS-TEST start mode=hang' "$tmp/hang.log"
+ok $? "hang: the guest had reached its init"
+test $took -ge 8 -a $took -lt 30
+ok $? "hang: destroyed at the deadline (${took}s)"
+
+count=$(virsh -c qemu:///system list --name | grep -c "^$KREGRESS_VM_PREFIX")
+test "$count" = 0
+ok $? "no domain left behind"
+exit $((failed > 0))

@@ -1,0 +1,72 @@
+#!/bin/bash
+# t-runner-reap.sh - kill -9 of a process in the middle of a boot: nothing
+# is left running (libvirt's autodestroy, or the reaper at the next start),
+# and the boot then runs again cleanly.  Also: a leftover kregress domain
+# that its creator did not autodestroy is destroyed by "kregress host reap",
+# and domains without the prefix are never touched.
+#
+# Without the daemon (the store branch is not merged into runner yet), the
+# "process" is `kregress boot` and the "next start" is `kregress host reap`
+# followed by the boot again.
+. "$KREGRESS_SRC/tests/slow/lib-runner.sh"
+need_libvirt
+kernel=$(kernel_for x86_64) || { echo "Bail out! no x86_64 kernel"; exit 1; }
+initrd_for x86_64 "$tmp/initrd" || { echo "Bail out! no initrd"; exit 1; }
+echo "1..7"
+
+count() {
+	virsh -c qemu:///system list --name | grep -c "^$1"
+}
+
+# 1. kill -9 while the guest runs (a hanging guest: it would run for 300 s).
+"$KREGRESS" boot --kernel "$kernel" --initrd "$tmp/initrd" --arch x86_64 \
+	--accel tcg --timeout 300 --cmdline krtest=hang \
+	--log "$tmp/killed.log" >"$tmp/killed.out" 2>&1 &
+pid=$!
+for i in $(seq 300); do
+	grep -q 'KREGRESS-TEST start' "$tmp/killed.log" 2>/dev/null && break
+	sleep 0.2
+done
+test "$(count "$KREGRESS_VM_PREFIX")" = 1
+ok $? "the domain runs (guest reached init)"
+kill -9 $pid
+wait $pid 2>/dev/null
+for i in $(seq 100); do
+	[ "$(count "$KREGRESS_VM_PREFIX")" = 0 ] && break
+	sleep 0.1
+done
+echo "# after kill -9: $(count "$KREGRESS_VM_PREFIX") domain(s) left before" \
+	"the reaper (0: libvirt's autodestroy got it)"
+timeout 60 "$KREGRESS" host reap >"$tmp/reap.out" 2>&1
+ok $? "host reap at the next start"
+test "$(count "$KREGRESS_VM_PREFIX")" = 0
+ok $? "no domain of the killed boot is left"
+timeout 120 "$KREGRESS" boot --kernel "$kernel" --initrd "$tmp/initrd" \
+	--arch x86_64 --accel tcg --timeout 60 --log "$tmp/again.log" \
+	>"$tmp/again.out" 2>&1
+ok $? "the boot runs again and ends cleanly"
+
+# 2. A leftover domain that nothing autodestroys (as after a libvirtd
+# restart): created with virsh, named with our prefix; plus a bystander.
+mk_domain() {	# name
+	cat >"$tmp/$1.xml" <<XML
+<domain type='qemu'><name>$1</name><memory unit='MiB'>64</memory>
+<os><type arch='x86_64' machine='pc'>hvm</type><kernel>$kernel</kernel>
+<initrd>$tmp/initrd</initrd><cmdline>console=ttyS0 krtest=hang</cmdline></os>
+<on_poweroff>destroy</on_poweroff><on_reboot>destroy</on_reboot>
+<devices><serial type='pty'/><memballoon model='none'/></devices></domain>
+XML
+	virsh -c qemu:///system create "$tmp/$1.xml" >/dev/null
+}
+bystander=other-t$$
+mk_domain "${KREGRESS_VM_PREFIX}leftover" &&
+	mk_domain "$bystander"
+ok $? "a leftover and a bystander domain run"
+timeout 60 "$KREGRESS" host reap >"$tmp/reap2.out" 2>&1 &&
+	grep -q '^reaped: 1$' "$tmp/reap2.out" &&
+	test "$(count "$KREGRESS_VM_PREFIX")" = 0
+ok $? "the leftover is reaped"
+test "$(count "$bystander")" = 1
+ok $? "the bystander is left alone"
+virsh -c qemu:///system destroy "$bystander" >/dev/null 2>&1
+exit $((failed > 0))

@@ -1,0 +1,55 @@
+#!/bin/bash
+# t-runner-remote.sh - a host reached through libvirt's remote driver over
+# TCP (qemu+tcp://127.0.0.1:PORT/system, relayed on loopback to the local
+# libvirtd by tests/fixtures/tcp2unix.py): the kernel and initramfs travel
+# as storage-volume uploads, the console comes back over the stream.
+. "$KREGRESS_SRC/tests/slow/lib-runner.sh"
+need_libvirt
+kernel=$(kernel_for x86_64) || { echo "Bail out! no x86_64 kernel"; exit 1; }
+initrd_for x86_64 "$tmp/initrd" || { echo "Bail out! no initrd"; exit 1; }
+echo "1..7"
+
+port=$((20000 + $$ % 20000))
+/usr/bin/python3 "$KREGRESS_SRC/tests/fixtures/tcp2unix.py" "$port" \
+	/var/run/libvirt/libvirt-sock "$tmp/relay.pid" &
+relay=$!
+trap 'kill $relay 2>/dev/null; cleanup_runner' EXIT
+for i in $(seq 50); do
+	[ -s "$tmp/relay.pid" ] && break
+	sleep 0.1
+done
+uri="qemu+tcp://127.0.0.1:$port/system"
+
+timeout 60 virsh -c "$uri" version >/dev/null 2>&1
+ok $? "the remote URI answers"
+
+timeout 180 "$KREGRESS" boot --host "$uri" --kernel "$kernel" \
+	--initrd "$tmp/initrd" --arch x86_64 --accel tcg --timeout 60 \
+	--log "$tmp/remote.log" >"$tmp/remote.out" 2>"$tmp/remote.err"
+ok $? "boot on the remote host exits 0"
+grep -q '^boot: ok$' "$tmp/remote.out"
+ok $? "status ok"
+test "$(grep -c '^KREGRESS-TEST [0-9] [0-9]*$' "$tmp/remote.out")" = 5
+ok $? "the console came back through the stream"
+
+# The domain booted from uploaded volumes, not from our paths.
+size=$(stat -c %s "$kernel")
+virsh -c "$uri" vol-list kregress 2>/dev/null | grep -q "kregress-kernel-$size-"
+ok $? "the kernel is a volume of the kregress pool"
+vpath=$(virsh -c "$uri" vol-list kregress |
+	awk '$1 ~ /^kregress-kernel-'"$size"'-/ {print $2; exit}')
+# The "remote" host is this machine, so the upload can be checked.
+test -n "$vpath" && cmp -s "$vpath" "$kernel"
+ok $? "the volume holds exactly the kernel that was uploaded"
+
+# A second boot finds the volumes there and does not upload again.
+before=$(virsh -c "$uri" vol-list kregress | grep -c kregress-)
+mtime=$(stat -c %Y.%y "$vpath")
+sleep 1
+timeout 180 "$KREGRESS" boot --host "$uri" --kernel "$kernel" \
+	--initrd "$tmp/initrd" --arch x86_64 --accel tcg --timeout 60 \
+	--log "$tmp/remote2.log" >"$tmp/remote2.out" 2>&1 &&
+	test "$(virsh -c "$uri" vol-list kregress | grep -c kregress-)" = "$before" &&
+	test "$(stat -c %Y.%y "$vpath")" = "$mtime"
+ok $? "a second boot reuses the volumes (not written again)"
+exit $((failed > 0))
