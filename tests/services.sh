@@ -25,6 +25,12 @@ stop_services() {
 }
 trap stop_services EXIT
 
+# Without udev nobody gives /dev/kvm to the kvm group, and libvirt then
+# re-probes QEMU on every domain it creates (about a minute each).
+if [ -c /dev/kvm ] && getent group kvm >/dev/null; then
+	chgrp kvm /dev/kvm && chmod 0660 /dev/kvm
+fi
+
 if command -v libvirtd >/dev/null; then
 	start_service virtlogd virtlogd -d || exit 1
 	start_service libvirtd libvirtd -d || exit 1
