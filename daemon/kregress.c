@@ -9,8 +9,12 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_build.h"
+#include "cli_initramfs.h"
 
 const struct cli_command cli_commands[] = {
+	{ "build", cli_build, CLI_BUILD_USAGE },
+	{ "initramfs", cli_initramfs, CLI_INITRAMFS_USAGE },
 	{ NULL, NULL, NULL },
 };
 
