@@ -314,6 +314,7 @@ void build_result_json(const struct build_result *res, struct strbuf *out)
 	json_object_set_new(o, "cached", json_boolean(res->cached));
 	json_object_set_new(o, "cold", json_boolean(res->cold));
 	json_object_set_new(o, "duration_s", json_real(res->duration_s));
+	json_object_set_new(o, "cpu_s", json_real(res->cpu_s));
 	json_object_set_new(o, "compiled", json_integer(res->compiled));
 	json_object_set_new(o, "warnings", json_integer(res->warnings));
 	json_object_set_new(o, "new_warnings",
@@ -572,6 +573,7 @@ static int configure(struct build_ctx *ctx, const char *fragments,
 		if (sandbox_run(&sb, argv, &sr))
 			goto out;
 	}
+	res->cpu_s += sr.cpu_s;
 	res->reason = failure_reason(ctx, "configure", &sb, &sr);
 	if (res->reason || !file_exists(path.buf)) {
 		if (!res->reason)
@@ -652,6 +654,7 @@ static int compile(struct build_ctx *ctx, int log_fd,
 		if (sandbox_run(&sb, argv, &sr))
 			goto out;
 	}
+	res->cpu_s += sr.cpu_s;
 	res->reason = failure_reason(ctx, "make", &sb, &sr);
 	strbuf_addf(&image, "%s/%s", ctx->obj, ctx->arch->image);
 	if (!res->reason && !file_exists(image.buf))

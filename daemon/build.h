@@ -69,6 +69,7 @@ struct build_result {
 	int cached;		/* found in the artefact cache, nothing ran */
 	int cold;		/* the object directory started empty */
 	double duration_s;	/* of this request */
+	double cpu_s;		/* user + system time of make and kconfig */
 	int compiled;		/* objects compiled (CC lines) */
 	int warnings;		/* warnings of the whole kernel (see buildlog) */
 	int new_warnings;	/* not in the base build; -1: unknown */

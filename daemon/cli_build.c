@@ -192,10 +192,11 @@ int cli_build(int argc, char **argv)
 		build_result_json(&res, &json);
 		fputs(json.buf, stdout);
 	} else {
-		printf("build: %s %s %.12s config %s%s in %.2f s\n",
-		       build_status_str(res.status), req.arch, res.commit,
-		       res.config_key, res.cached ? " (cached)" : "",
-		       res.duration_s);
+		printf("build: %s %s %.12s config %s%s in %.2f s "
+		       "(cpu %.1f s)\n", build_status_str(res.status),
+		       req.arch, res.commit, res.config_key,
+		       res.cached ? " (cached)" : "", res.duration_s,
+		       res.cpu_s);
 		if (res.reason)
 			printf("reason: %s\n", res.reason);
 		if (res.image)
