@@ -21,3 +21,5 @@ install-builders:
 	install -d $(DESTDIR)$(DATADIR)/configs
 	install -m 644 builders/configs/*.config $(DESTDIR)$(DATADIR)/configs/
 .PHONY: install-builders
+
+BENCHMARKS += tests/bench/build-bench.sh

@@ -315,6 +315,9 @@ void build_result_json(const struct build_result *res, struct strbuf *out)
 	json_object_set_new(o, "cold", json_boolean(res->cold));
 	json_object_set_new(o, "duration_s", json_real(res->duration_s));
 	json_object_set_new(o, "cpu_s", json_real(res->cpu_s));
+	json_object_set_new(o, "checkout_s", json_real(res->checkout_s));
+	json_object_set_new(o, "configure_s", json_real(res->configure_s));
+	json_object_set_new(o, "make_s", json_real(res->make_s));
 	json_object_set_new(o, "compiled", json_integer(res->compiled));
 	json_object_set_new(o, "warnings", json_integer(res->warnings));
 	json_object_set_new(o, "new_warnings",
@@ -818,7 +821,7 @@ int build_run(const struct build_request *req, struct build_result *res)
 	struct strbuf fragments = STRBUF_INIT, final = STRBUF_INIT,
 		      tmp = STRBUF_INIT, path = STRBUF_INIT;
 	struct passwd *pw;
-	double start = now_s();
+	double start = now_s(), t;
 	int lock_fd = -1, log_fd = -1, ret = -1, r;
 	size_t i;
 
@@ -889,8 +892,10 @@ int build_run(const struct build_request *req, struct build_result *res)
 		ret = 0;
 		goto out;
 	}
+	t = now_s();
 	if (checkout_worktree(req->tree, res->commit, ctx->src))
 		goto out;
+	res->checkout_s = now_s() - t;
 	ctx->log.srctree = ctx->src;
 
 	strbuf_addf(&tmp, "%s/builds/%s/.tmp-%s-%s-%d", req->cache_dir,
@@ -908,7 +913,9 @@ int build_run(const struct build_request *req, struct build_result *res)
 	}
 
 	ctx->start = start;
+	t = now_s();
 	r = configure(ctx, fragments.buf, log_fd, res);
+	res->configure_s = now_s() - t;
 	if (r < 0)
 		goto out;
 	if (r == 0 && install_config(ctx))
@@ -924,7 +931,9 @@ int build_run(const struct build_request *req, struct build_result *res)
 		/* the configure step's messages are not the build's */
 		buildlog_release(&ctx->log);
 		buildlog_init(&ctx->log, ctx->src);
+		t = now_s();
 		r = compile(ctx, log_fd, res);
+		res->make_s = now_s() - t;
 		if (r < 0)
 			goto out;
 	}

@@ -70,6 +70,9 @@ struct build_result {
 	int cold;		/* the object directory started empty */
 	double duration_s;	/* of this request */
 	double cpu_s;		/* user + system time of make and kconfig */
+	double checkout_s;	/* wall time of the steps, 0 if skipped */
+	double configure_s;
+	double make_s;
 	int compiled;		/* objects compiled (CC lines) */
 	int warnings;		/* warnings of the whole kernel (see buildlog) */
 	int new_warnings;	/* not in the base build; -1: unknown */

@@ -197,6 +197,10 @@ int cli_build(int argc, char **argv)
 		       req.arch, res.commit, res.config_key,
 		       res.cached ? " (cached)" : "", res.duration_s,
 		       res.cpu_s);
+		if (!res.cached)
+			printf("steps: checkout %.1f s, configure %.1f s, "
+			       "make %.1f s\n", res.checkout_s,
+			       res.configure_s, res.make_s);
 		if (res.reason)
 			printf("reason: %s\n", res.reason);
 		if (res.image)
