@@ -450,6 +450,7 @@ static void sandbox_setup(struct build_ctx *ctx, struct sandbox *sb,
 	sb->timeout_s = req->timeout_s ? req->timeout_s : 3600;
 	sb->mem_bytes = req->mem_bytes ? req->mem_bytes : 4 * GiB;
 	sb->file_bytes = 2 * GiB;
+	sb->nproc = 4096;	/* no fork bombs, room for parallel builds */
 	sb->log_bytes = req->log_bytes ? req->log_bytes : 64ULL << 20;
 	sb->disk_path = out_dir;
 	sb->disk_bytes = req->disk_bytes ? req->disk_bytes : 8 * GiB;

@@ -119,6 +119,7 @@ int cli_build(int argc, char **argv)
 		{ "no-ccache", no_argument, NULL, 'N' },
 		{ "json", no_argument, NULL, 'J' },
 		{ "jobs", required_argument, NULL, 'j' },
+		{ "log-limit", required_argument, NULL, 'L' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct build_request req;
@@ -168,6 +169,11 @@ int cli_build(int argc, char **argv)
 		case 'j':
 			req.jobs = atoi(optarg);
 			if (req.jobs < 1 || req.jobs > 256)
+				goto usage;
+			break;
+		case 'L':
+			req.log_bytes = strtoull(optarg, NULL, 10);
+			if (!req.log_bytes)
 				goto usage;
 			break;
 		case 'T':

@@ -101,6 +101,9 @@ static void child(const struct sandbox *sb, char **args, char **env,
 	set_limit(RLIMIT_AS, sb->mem_bytes);
 	set_limit(RLIMIT_FSIZE, sb->file_bytes);
 	set_limit(RLIMIT_CORE, 0);
+	/* counted per real uid: only meaningful for the dedicated user */
+	if (drop)
+		set_limit(RLIMIT_NPROC, sb->nproc);
 	if (drop && (setgroups(0, NULL) < 0 || setgid(gid) < 0 ||
 		     setuid(uid) < 0)) {
 		static const char msg[] = "kregress: sandbox: cannot drop "

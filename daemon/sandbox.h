@@ -38,6 +38,7 @@ struct sandbox {
 	int timeout_s;		/* wall clock; 0 = none */
 	unsigned long long mem_bytes;	/* RLIMIT_AS per process; 0 = none */
 	unsigned long long file_bytes;	/* RLIMIT_FSIZE; 0 = none */
+	unsigned long long nproc;	/* RLIMIT_NPROC, only with user */
 	unsigned long long log_bytes;	/* output kept in log_fd; 0 = none */
 	const char *disk_path;	/* directory whose size is capped, or NULL */
 	unsigned long long disk_bytes;

@@ -40,7 +40,7 @@ mkdir mm && echo 'int x;' > mm/memory.c
 git init -q . && git add -A && git_commit base
 git tag base
 
-plan 22
+plan 24
 
 kb() { ${KB_WRAP:-} "$KREGRESS_BUILD/kregress" build --tree "$tmp/tree" "$@"; }
 
@@ -105,4 +105,8 @@ ok $? "reason: write outside blocked"
 evil evil-sleep 1 "a hanging build" "--timeout 3"
 grep -q 'reason: make: timed out after 3 s' "$tmp/evil-sleep.out"
 ok $? "reason: timeout"
+evil evil-loop 1 "a build that floods its log" "--log-limit 100000"
+grep -q 'reason: make: output exceeded the 100000 byte log limit' \
+	"$tmp/evil-loop.out"
+ok $? "reason: log limit"
 exit $(( failed > 0 ))
