@@ -919,12 +919,13 @@ int build_run(const struct build_request *req, struct build_result *res)
 	res->configure_s = now_s() - t;
 	if (r < 0)
 		goto out;
+	/* cold: the object directory never saw a build */
+	strbuf_reset(&path);
+	strbuf_addf(&path, "%s/.config", ctx->obj);
+	res->cold = !file_exists(path.buf);
 	if (r == 0 && install_config(ctx))
 		goto out;
 	if (r == 0) {
-		strbuf_reset(&path);
-		strbuf_addf(&path, "%s/vmlinux", ctx->obj);
-		res->cold = !file_exists(path.buf);
 		strbuf_reset(&path);
 		strbuf_addf(&path, "%s/cold-compiled", ctx->slot);
 		ctx->progress.expected = res->cold ?
