@@ -5,6 +5,7 @@
  * becomes the error message.
  */
 #include <errno.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -59,6 +60,12 @@ static int run_git(char *const argv[], struct strbuf *out, int *status)
 	return 0;
 }
 
+static int rm_one(const char *path, const struct stat *st, int flag,
+		  struct FTW *ftw)
+{
+	return flag == FTW_DP ? rmdir(path) : unlink(path);
+}
+
 static void chomp(struct strbuf *sb)
 {
 	while (sb->len && (sb->buf[sb->len - 1] == '\n' ||
@@ -111,10 +118,33 @@ int checkout_worktree(const char *tree, const char *commit, const char *dir)
 	if (stat(gitfile.buf, &st) == 0) {
 		char *argv[] = { "git", "-C", (char *)dir, "checkout", "-q",
 				 "--detach", "--force", (char *)commit, NULL };
+		char *rm[] = { "git", "-C", (char *)tree, "worktree", "remove",
+			       "--force", "--force", (char *)dir, NULL };
 
 		if (run_git(argv, &out, &status))
 			goto out;
-	} else {
+		if (WIFEXITED(status) && !WEXITSTATUS(status))
+			goto done;
+		/*
+		 * A worktree whose creation was interrupted has no usable
+		 * index: start it again rather than fail every build.
+		 */
+		chomp(&out);
+		log_warn("checkout", "%s: %s; creating it again", dir,
+			 out.buf);
+		strbuf_reset(&out);
+		if (run_git(rm, &out, &status))
+			goto out;
+		/* not even registered any more: remove it by hand */
+		if (!access(dir, F_OK) &&
+		    nftw(dir, rm_one, 32, FTW_DEPTH | FTW_PHYS)) {
+			error("checkout", "removing %s: %s", dir,
+			      strerror(errno));
+			goto out;
+		}
+		strbuf_reset(&out);
+	}
+	{
 		char *prune[] = { "git", "-C", (char *)tree, "worktree",
 				  "prune", NULL };
 		char *argv[] = { "git", "-C", (char *)tree, "worktree", "add",
@@ -134,6 +164,7 @@ int checkout_worktree(const char *tree, const char *commit, const char *dir)
 		      out.buf);
 		goto out;
 	}
+done:
 	ret = 0;
 out:
 	strbuf_release(&out);
