@@ -530,6 +530,21 @@ static char *failure_reason(const struct build_ctx *ctx, const char *step,
 	return strbuf_detach(&r, NULL);
 }
 
+/* Adds the CPU time the step's shell measured (see buildlog.h). */
+static void add_cpu_time(const char *dir, struct build_result *res)
+{
+	struct strbuf path = STRBUF_INIT, text = STRBUF_INIT;
+	double cpu;
+
+	strbuf_addf(&path, "%s/.kregress-times", dir);
+	if (file_exists(path.buf) && !strbuf_read_file(&text, path.buf, 256) &&
+	    !buildlog_parse_times(text.buf, &cpu))
+		res->cpu_s += cpu;
+	unlink(path.buf);
+	strbuf_release(&path);
+	strbuf_release(&text);
+}
+
 /* Step 4: configure in cfg/.  Returns 0 ok, 1 failed (reason), -1 error. */
 static int configure(struct build_ctx *ctx, const char *fragments,
 		     int log_fd, struct build_result *res)
@@ -541,7 +556,8 @@ static int configure(struct build_ctx *ctx, const char *fragments,
 		"\"$KBUILD_OUTPUT/.config\"; fi\n"
 		"cat \"$KBUILD_OUTPUT/kregress-fragment.config\" >> "
 		"\"$KBUILD_OUTPUT/.config\"\n"
-		"make -s \"$1\" olddefconfig\n";
+		"make -s \"$1\" olddefconfig\n"
+		"times > \"$KBUILD_OUTPUT/.kregress-times\"\n";
 	const struct build_request *req = ctx->req;
 	struct strbuf path = STRBUF_INIT, target = STRBUF_INIT;
 	struct strbuf cc = STRBUF_INIT, config = STRBUF_INIT;
@@ -577,7 +593,7 @@ static int configure(struct build_ctx *ctx, const char *fragments,
 		if (sandbox_run(&sb, argv, &sr))
 			goto out;
 	}
-	res->cpu_s += sr.cpu_s;
+	add_cpu_time(ctx->cfg, res);
 	res->reason = failure_reason(ctx, "configure", &sb, &sr);
 	if (res->reason || !file_exists(path.buf)) {
 		if (!res->reason)
@@ -652,13 +668,15 @@ static int compile(struct build_ctx *ctx, int log_fd,
 	cc_arg(ctx, &cc);
 	strbuf_addf(&jobs, "-j%d", req->jobs > 0 ? req->jobs : 2);
 	{
-		char *argv[] = { "make", cc.buf, jobs.buf,
+		char *argv[] = { "sh", "-c", "make \"$@\"; st=$?; times > "
+				 "\"$KBUILD_OUTPUT/.kregress-times\"; exit $st",
+				 "sh", cc.buf, jobs.buf,
 				 (char *)ctx->arch->target, NULL };
 
 		if (sandbox_run(&sb, argv, &sr))
 			goto out;
 	}
-	res->cpu_s += sr.cpu_s;
+	add_cpu_time(ctx->obj, res);
 	res->reason = failure_reason(ctx, "make", &sb, &sr);
 	strbuf_addf(&image, "%s/%s", ctx->obj, ctx->arch->image);
 	if (!res->reason && !file_exists(image.buf))

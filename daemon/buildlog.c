@@ -257,3 +257,36 @@ int buildlog_new_warnings(const char *base, const char *cur,
 	}
 	return n;
 }
+
+/* "1m2.50s" -> 62.5 */
+static int parse_min_sec(const char **p, double *v)
+{
+	char *end;
+	long m = strtol(*p, &end, 10);
+	double sec;
+
+	if (end == *p || *end != 'm' || m < 0)
+		return -1;
+	*p = end + 1;
+	sec = strtod(*p, &end);
+	if (end == *p || *end != 's' || sec < 0)
+		return -1;
+	*p = end + 1;
+	*v = m * 60.0 + sec;
+	return 0;
+}
+
+int buildlog_parse_times(const char *text, double *cpu_s)
+{
+	const char *p = strchr(text, '\n');
+	double user, sys;
+
+	if (!p)
+		return -1;
+	p++;
+	if (parse_min_sec(&p, &user) || *p++ != ' ' ||
+	    parse_min_sec(&p, &sys))
+		return -1;
+	*cpu_s = user + sys;
+	return 0;
+}

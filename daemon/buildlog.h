@@ -60,6 +60,15 @@ void buildlog_merge_warnings(const char *prev_state, const char *objects,
 int buildlog_new_warnings(const char *base, const char *cur,
 			  struct strbuf *out);
 
+/*
+ * Parses the output of the shell's "times" builtin ("0m0.01s 0m0.00s" for
+ * the shell, then the same for its children) into the children's user +
+ * system seconds.  Returns 0, or -1 if text is not in that form.  The
+ * build measures CPU time this way because bwrap does not wait for its
+ * pid-1 process, so the caller's rusage never sees the compilers.
+ */
+int buildlog_parse_times(const char *text, double *cpu_s);
+
 /* Number of non-empty lines of a newline-separated list. */
 int buildlog_count_lines(const char *text);
 

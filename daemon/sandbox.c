@@ -22,7 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -168,7 +167,6 @@ int sandbox_run(const struct sandbox *sb, char *const argv[],
 	double start, last_disk;
 	pid_t pid;
 	char buf[16384];
-	struct rusage ru;
 	int ret = -1;
 
 	memset(res, 0, sizeof(*res));
@@ -287,7 +285,7 @@ int sandbox_run(const struct sandbox *sb, char *const argv[],
 			sb->on_tick(sb->arg);
 	}
 	feed_lines(sb, &pending, 1);
-	while (wait4(pid, &status, 0, &ru) < 0) {
+	while (waitpid(pid, &status, 0) < 0) {
 		if (errno != EINTR) {
 			error("sandbox", "waitpid: %s", strerror(errno));
 			goto out;
@@ -298,9 +296,6 @@ int sandbox_run(const struct sandbox *sb, char *const argv[],
 	    sandbox_du(sb->disk_path) > sb->disk_bytes)
 		res->end = SANDBOX_DISK_LIMIT;
 	res->duration_s = now_s() - start;
-	/* bwrap's pid 1 reaps the build, so this covers every compiler */
-	res->cpu_s = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
-		     ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
 	if (res->end == SANDBOX_EXITED) {
 		if (WIFEXITED(status)) {
 			res->exit_status = WEXITSTATUS(status);

@@ -55,7 +55,6 @@ struct sandbox_result {
 	int exit_status;	/* if SANDBOX_EXITED */
 	int signal;		/* if SANDBOX_SIGNALED */
 	double duration_s;
-	double cpu_s;		/* user + system time of all its processes */
 	unsigned long long log_bytes;	/* output seen, kept or not */
 };
 

@@ -93,5 +93,17 @@ int main(void)
 	       "a longer line is not mistaken for its prefix");
 	is_int(buildlog_count_lines("a\n\nb\nc"), 3, "count lines");
 	strbuf_release(&out);
+	{
+		double cpu = -1;
+
+		is_int(buildlog_parse_times("0m0.01s 0m0.00s\n"
+					    "12m3.50s 1m0.25s\n", &cpu), 0,
+		       "times output parsed");
+		is_double(cpu, 783.75, 1e-9, "children's user + system");
+		is_int(buildlog_parse_times("0m0.01s 0m0.00s\n", &cpu), -1,
+		       "no children line");
+		is_int(buildlog_parse_times("0m0.01s 0m0.00s\nxm1s 0m0s\n",
+					    &cpu), -1, "garbage");
+	}
 	return done_testing();
 }
