@@ -43,4 +43,12 @@ build_user_setup() {
 	fi
 	# the build user must be able to read the test's files
 	chmod 755 "$tmp"
+	# unprivileged user namespaces may be disabled (sysctl, AppArmor)
+	local probe="bwrap --unshare-all --ro-bind / / true"
+	if [ "$(id -u)" = 0 ]; then
+		probe="setpriv --reuid=kregress-build --regid=kregress-build \
+			--clear-groups $probe"
+	fi
+	$probe 2>/dev/null ||
+		skip_all "bubblewrap cannot create namespaces here"
 }
