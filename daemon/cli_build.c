@@ -198,11 +198,13 @@ int cli_build(int argc, char **argv)
 		build_result_json(&res, &json);
 		fputs(json.buf, stdout);
 	} else {
-		printf("build: %s %s %.12s config %s%s in %.2f s "
-		       "(cpu %.1f s)\n", build_status_str(res.status),
-		       req.arch, res.commit, res.config_key,
-		       res.cached ? " (cached)" : "", res.duration_s,
-		       res.cpu_s);
+		printf("build: %s %s %.12s config %s%s in %.2f s",
+		       build_status_str(res.status), req.arch, res.commit,
+		       res.config_key, res.cached ? " (cached)" : "",
+		       res.duration_s);
+		if (!res.cached)
+			printf(" (cpu %.1f s)", res.cpu_s);
+		printf("\n");
 		if (!res.cached)
 			printf("steps: checkout %.1f s, configure %.1f s, "
 			       "make %.1f s\n", res.checkout_s,
