@@ -282,8 +282,8 @@ static json_t *lines_json(const char *text)
 		if (!nl)
 			nl = p + strlen(p);
 		if (nl != p)
-			json_array_append_new(a, json_stringn(p,
-							      (size_t)(nl - p)));
+			json_array_append_new(a,
+				json_stringn(p, (size_t)(nl - p)));
 		p = *nl ? nl + 1 : nl;
 	}
 	return a;

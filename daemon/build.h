@@ -74,7 +74,8 @@ struct build_result {
 	double configure_s;
 	double make_s;
 	int compiled;		/* objects compiled (CC lines) */
-	int warnings;		/* warnings of the whole kernel (see buildlog) */
+	/* warnings of the whole kernel (see buildlog) */
+	int warnings;
 	int new_warnings;	/* not in the base build; -1: unknown */
 	struct strbuf new_warning_lines;
 	struct strbuf error_lines;	/* first error lines on failure */

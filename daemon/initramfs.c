@@ -142,8 +142,9 @@ int initramfs_build(const struct initramfs_entry *e, size_t n,
 			      INITRAMFS_TOTAL_MAX);
 			goto out;
 		}
-		initramfs_record(out, ino++, name, S_IFREG | (e[i].mode & 07777),
-				 0, 0, data.buf, data.len);
+		initramfs_record(out, ino++, name,
+				 S_IFREG | (e[i].mode & 07777), 0, 0,
+				 data.buf, data.len);
 	}
 	initramfs_trailer(out, 0);
 	ret = 0;

@@ -34,7 +34,8 @@ struct sandbox {
 	const char *ro[SANDBOX_MAX_BINDS];	/* read-only binds, NULL ends */
 	const char *rw[SANDBOX_MAX_BINDS];	/* writable binds, NULL ends */
 	const char *chdir;	/* working directory inside */
-	const char *env[SANDBOX_MAX_ENV];	/* "K=V", NULL ends; only these */
+	/* "K=V", NULL ends; only these */
+	const char *env[SANDBOX_MAX_ENV];
 	int timeout_s;		/* wall clock; 0 = none */
 	unsigned long long mem_bytes;	/* RLIMIT_AS per process; 0 = none */
 	unsigned long long file_bytes;	/* RLIMIT_FSIZE; 0 = none */

@@ -30,7 +30,8 @@ int main(void)
 
 	is_int(kconfig_dropped("CONFIG_64BIT=y\nCONFIG_SWAP=y\n\n# comment\n"
 			       "CONFIG_CMDLINE=\"console=ttyS0\"\n",
-			       config, &d), 0, "honoured fragment: none dropped");
+			       config, &d), 0,
+	       "honoured fragment: none dropped");
 	is_str(d.buf, "", "nothing listed");
 
 	is_int(kconfig_dropped("CONFIG_ZSWAP=y\nCONFIG_ZRAM=y\n"
