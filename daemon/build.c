@@ -958,6 +958,8 @@ int build_run(const struct build_request *req, struct build_result *res)
 		/* the configure step's messages are not the build's */
 		buildlog_release(&ctx->log);
 		buildlog_init(&ctx->log, ctx->src);
+		/* ccache's CCACHE_BASEDIR makes paths relative to obj/ */
+		ctx->log.srctree_rel = "../src";
 		t = now_s();
 		r = compile(ctx, log_fd, res);
 		res->make_s = now_s() - t;

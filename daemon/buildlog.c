@@ -39,16 +39,22 @@ static int has_line(const char *text, const char *line, size_t len)
 	return 0;
 }
 
+static void strip_dir(char *line, const char *dir)
+{
+	size_t n;
+
+	if (!dir || !*dir)
+		return;
+	n = strlen(dir);
+	if (!strncmp(line, dir, n) && line[n] == '/')
+		memmove(line, line + n + 1, strlen(line + n + 1) + 1);
+}
+
 void buildlog_normalise(char *line, const char *srctree)
 {
 	char *colon, *end, *p;
-	size_t n;
 
-	if (srctree && *srctree) {
-		n = strlen(srctree);
-		if (!strncmp(line, srctree, n) && line[n] == '/')
-			memmove(line, line + n + 1, strlen(line + n + 1) + 1);
-	}
+	strip_dir(line, srctree);
 	while (!strncmp(line, "../", 3))
 		memmove(line, line + 3, strlen(line + 3) + 1);
 	/* "path:12:5: warning" -> "path: warning" */
@@ -125,6 +131,7 @@ void buildlog_feed(struct buildlog *bl, const char *data, size_t len)
 		bl->write_blocked = 1;
 	if (strstr(line, ": warning: ")) {
 		bl->warnings++;
+		strip_dir(line, bl->srctree_rel);
 		buildlog_normalise(line, bl->srctree);
 		if (!has_line(bl->warning_lines.buf, line, strlen(line)))
 			strbuf_addf(&bl->warning_lines, "%s\n", line);
@@ -133,8 +140,10 @@ void buildlog_feed(struct buildlog *bl, const char *data, size_t len)
 	if (is_error_line(line)) {
 		bl->errors++;
 		if (bl->errors <= BUILDLOG_MAX_ERRORS) {
-			if (strstr(line, "error: "))
+			if (strstr(line, "error: ")) {
+				strip_dir(line, bl->srctree_rel);
 				buildlog_normalise(line, bl->srctree);
+			}
 			strbuf_addf(&bl->error_lines, "%s\n", line);
 		}
 	}

@@ -19,6 +19,8 @@
 
 struct buildlog {
 	const char *srctree;	/* borrowed; stripped from paths, may be NULL */
+	/* srctree as seen from the object directory ("../src"), may be NULL */
+	const char *srctree_rel;
 	int compiled;		/* "CC" lines (C objects compiled) */
 	struct strbuf objects;	/* every object built by CC or AS, one a line */
 	int warnings;		/* warning lines, duplicates included */

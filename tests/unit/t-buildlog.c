@@ -27,17 +27,21 @@ int main(void)
 	feed(&bl, "/cache/slots/t/x86_64-k/src/mm/memory.c:99:7: warning: "
 		  "unused variable 'x' [-Wunused-variable]");
 	feed(&bl, "../include/linux/mm.h:5: warning: \"FOO\" redefined");
+	bl.srctree_rel = "../src";
+	feed(&bl, "../src/mm/memory.c:7:1: warning: "
+		  "unused variable 'x' [-Wunused-variable]");
+	feed(&bl, "../src/include/linux/mm.h:5: warning: \"FOO\" redefined");
 	is_int(bl.compiled, 2, "CC lines counted, [M] included, CCx not");
 	is_str(bl.objects.buf, "mm/memory.o\nfs/x.o\narch/x86/entry/"
 	       "entry_64.o\n", "objects built by CC and AS");
-	is_int(bl.warnings, 3, "warning lines counted");
+	is_int(bl.warnings, 5, "warning lines counted");
 	is_str(bl.warning_lines.buf,
 	       "mm/memory.c: warning: unused variable 'x' [-Wunused-variable]\n"
 	       "include/linux/mm.h: warning: \"FOO\" redefined\n",
 	       "warnings normalised: no srctree, no line numbers, unique");
 	ok(!bl.net_blocked && !bl.write_blocked, "no sandbox refusal yet");
 
-	feed(&bl, "/cache/slots/t/x86_64-k/src/mm/memory.c:3:1: error: "
+	feed(&bl, "../src/mm/memory.c:3:1: error: "
 		  "expected ';' before '}' token");
 	feed(&bl, "make[2]: *** [scripts/Makefile.build:250: mm/memory.o] "
 		  "Error 1");
