@@ -219,6 +219,7 @@ static int gather_fragments(const struct build_request *req,
 			    const struct build_arch *arch, struct strbuf *text)
 {
 	struct strbuf path = STRBUF_INIT, one = STRBUF_INIT;
+	const char *name;
 	int i, ret = -1;
 
 	for (i = -2; i < BUILD_MAX_FRAGMENTS; i++) {
@@ -236,7 +237,14 @@ static int gather_fragments(const struct build_request *req,
 		strbuf_reset(&one);
 		if (strbuf_read_file(&one, path.buf, CONFIG_MAX))
 			goto out;
-		strbuf_addf(text, "# kregress: %s\n", path.buf);
+		/*
+		 * Only the file name goes into the text (and so the config
+		 * key): the same fragments installed elsewhere are the same
+		 * configuration.
+		 */
+		name = strrchr(path.buf, '/');
+		strbuf_addf(text, "# kregress: %s\n",
+			    name ? name + 1 : path.buf);
 		strbuf_add(text, one.buf, one.len);
 		if (one.len && one.buf[one.len - 1] != '\n')
 			strbuf_addch(text, '\n');

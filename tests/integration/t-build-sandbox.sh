@@ -40,7 +40,7 @@ mkdir mm && echo 'int x;' > mm/memory.c
 git init -q . && git add -A && git_commit base
 git tag base
 
-plan 24
+plan 25
 
 kb() { ${KB_WRAP:-} "$KREGRESS_BUILD/kregress" build --tree "$tmp/tree" "$@"; }
 
@@ -61,6 +61,12 @@ is $? 0 "second request succeeds"
 end=$(date +%s%N)
 grep -q '(cached)' "$tmp/r2"; ok $? "second request is a cache hit"
 [ $(( (end - start) / 1000000 )) -lt 1000 ]; ok $? "cache hit under 1 s"
+
+cp -r "$KREGRESS_CONFIG_DIR" "$tmp/configs-elsewhere"
+kb --rev base --arch x86_64 --config-dir "$tmp/configs-elsewhere" \
+	> "$tmp/r2b" 2>&1
+grep -q '(cached)' "$tmp/r2b"
+ok $? "the same fragments installed elsewhere are the same configuration"
 
 kb --rev base --arch arm64 > "$tmp/r3" 2>&1
 is $? 0 "arm64 build of the same commit is separate"
