@@ -80,7 +80,7 @@ for arch in ${BENCH_ARCHES:-x86_64 arm64}; do
 		"configure ${kr_cfg} s, make ${kr_make} s; cpu ${kr_cpu} s)"
 	echo "$arch: plain make cold ${p_wall} s (cpu ${p_cpu} s)"
 	echo "$arch: overhead wall total $(ratio "$kr_wall" "$p_wall")," \
-		"configure+make $(ratio "$kr_make + $kr_cfg" "$p_wall")," \
+		"configure+make $(ratio "($kr_make + $kr_cfg)" "$p_wall")," \
 		"make only $(ratio "$kr_make" "$p_wall")," \
 		"cpu $(ratio "$kr_cpu" "$p_cpu")"
 	echo "$arch: incremental one-file rebuild ${inc} s" \
