@@ -12,8 +12,10 @@
 #include "cli_apply.h"
 #include "cli_bench.h"
 #include "cli_boot.h"
+#include "cli_build.h"
 #include "cli_client.h"
 #include "cli_compare.h"
+#include "cli_initramfs.h"
 #include "cli_series.h"
 #include "cli_watch.h"
 
@@ -50,6 +52,8 @@ const struct cli_command cli_commands[] = {
 	  "host probe URI [--kernel IMG --initrd FILE] [--arch A] "
 	  "[--kvm-timeout S] [--tcg-timeout S]" },
 	{ "host reap", cli_host_reap, "host reap [URI]" },
+	{ "build", cli_build, CLI_BUILD_USAGE },
+	{ "initramfs", cli_initramfs, CLI_INITRAMFS_USAGE },
 	{ NULL, NULL, NULL },
 };
 

@@ -1,0 +1,25 @@
+# builders/builders.mk - kernel builds: packages, the build user, configs.
+
+DEBIAN_PACKAGES += ccache bubblewrap gcc-aarch64-linux-gnu bc bison flex \
+	libelf-dev libssl-dev cpio xz-utils
+
+# Builds of untrusted patches run as this unprivileged user (sandbox.c).
+KREGRESS_BUILD_USER ?= kregress-build
+
+setup-builders:
+	@if ! getent passwd $(KREGRESS_BUILD_USER) >/dev/null; then \
+		echo "setup-builders: creating user $(KREGRESS_BUILD_USER)"; \
+		useradd --system --no-create-home --home-dir /nonexistent \
+			--shell /usr/sbin/nologin $(KREGRESS_BUILD_USER); \
+	fi
+.PHONY: setup-builders
+
+deps: setup-builders
+
+install: install-builders
+install-builders:
+	install -d $(DESTDIR)$(DATADIR)/configs
+	install -m 644 builders/configs/*.config $(DESTDIR)$(DATADIR)/configs/
+.PHONY: install-builders
+
+BENCHMARKS += tests/bench/build-bench.sh

@@ -1,0 +1,316 @@
+/*
+ * sandbox.c - bubblewrap runner with limits and a streaming output reader.
+ *
+ * The child drops to the build user (if we are root), sets its resource
+ * limits and execs bwrap, which builds the namespaces.  Everything that
+ * could fail in a forked child of a threaded daemon (user lookup, argv
+ * building) happens before fork(); the child only calls async-signal-safe
+ * functions.  The parent reads the merged output through a pipe, keeps up
+ * to log_bytes of it, and kills the child's process group on a broken
+ * limit.  bwrap runs with --die-with-parent, and the command is pid 1's
+ * child in its own pid namespace, so killing bwrap kills every process of
+ * the build.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <grp.h>
+#include <poll.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "sandbox.h"
+#include "strbuf.h"
+
+#define BWRAP		"/usr/bin/bwrap"
+#define DISK_CHECK_S	10
+
+const char *sandbox_end_str(enum sandbox_end end)
+{
+	switch (end) {
+	case SANDBOX_EXITED:	return "exited";
+	case SANDBOX_SIGNALED:	return "signaled";
+	case SANDBOX_TIMEOUT:	return "timeout";
+	case SANDBOX_LOG_LIMIT:	return "log-limit";
+	case SANDBOX_DISK_LIMIT: return "disk-limit";
+	}
+	return "?";
+}
+
+static unsigned long long du_total;
+
+static int du_one(const char *path, const struct stat *st, int flag,
+		  struct FTW *ftw)
+{
+	if (flag == FTW_F)
+		du_total += (unsigned long long)st->st_blocks * 512;
+	return 0;
+}
+
+unsigned long long sandbox_du(const char *path)
+{
+	/* nftw has no closure argument; callers are not concurrent here */
+	static __thread int busy;
+	unsigned long long total;
+
+	if (busy)
+		return 0;
+	busy = 1;
+	du_total = 0;
+	nftw(path, du_one, 32, FTW_PHYS);
+	total = du_total;
+	busy = 0;
+	return total;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void set_limit(int resource, unsigned long long v)
+{
+	struct rlimit rl = { v, v };
+
+	if (v)
+		setrlimit(resource, &rl);
+}
+
+/* Only async-signal-safe calls from here to execve. */
+static void child(const struct sandbox *sb, char **args, char **env,
+		  int out, uid_t uid, gid_t gid, int drop)
+{
+	int devnull = open("/dev/null", O_RDONLY);
+
+	setsid();
+	if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(out, 1) < 0 ||
+	    dup2(out, 2) < 0)
+		_exit(126);
+	set_limit(RLIMIT_AS, sb->mem_bytes);
+	set_limit(RLIMIT_FSIZE, sb->file_bytes);
+	set_limit(RLIMIT_CORE, 0);
+	/* counted per real uid: only meaningful for the dedicated user */
+	if (drop)
+		set_limit(RLIMIT_NPROC, sb->nproc);
+	if (drop && (setgroups(0, NULL) < 0 || setgid(gid) < 0 ||
+		     setuid(uid) < 0)) {
+		static const char msg[] = "kregress: sandbox: cannot drop "
+					  "privileges\n";
+
+		if (write(2, msg, sizeof(msg) - 1) < 0)
+			_exit(126);
+		_exit(126);
+	}
+	execve(BWRAP, args, env);
+	_exit(127);
+}
+
+static void push(char ***v, size_t *n, size_t *alloc, const char *s)
+{
+	if (*n == *alloc) {
+		*alloc = *alloc ? 2 * *alloc : 64;
+		*v = realloc(*v, *alloc * sizeof(**v));
+		if (!*v)
+			abort();
+	}
+	(*v)[(*n)++] = (char *)s;
+}
+
+/* Splits buffered output into lines for on_line; keeps a partial tail. */
+static void feed_lines(const struct sandbox *sb, struct strbuf *pending,
+		       int flush)
+{
+	size_t start = 0, i;
+
+	for (i = 0; i < pending->len; i++) {
+		if (pending->buf[i] != '\n')
+			continue;
+		if (sb->on_line)
+			sb->on_line(sb->arg, pending->buf + start, i - start);
+		start = i + 1;
+	}
+	/* a line longer than 64 KiB is delivered in pieces */
+	if ((flush || pending->len - start > 65536) && start < pending->len) {
+		if (sb->on_line)
+			sb->on_line(sb->arg, pending->buf + start,
+				    pending->len - start);
+		start = pending->len;
+	}
+	if (!start)
+		return;
+	memmove(pending->buf, pending->buf + start, pending->len - start);
+	pending->len -= start;
+	pending->buf[pending->len] = '\0';
+}
+
+int sandbox_run(const struct sandbox *sb, char *const argv[],
+		struct sandbox_result *res)
+{
+	struct strbuf pending = STRBUF_INIT;
+	char **args = NULL;
+	size_t n = 0, alloc = 0;
+	struct passwd *pw = NULL;
+	uid_t uid = 0;
+	gid_t gid = 0;
+	int drop = 0, pipefd[2] = { -1, -1 }, status, i, killed = 0;
+	double start, last_disk;
+	pid_t pid;
+	char buf[16384];
+	int ret = -1;
+
+	memset(res, 0, sizeof(*res));
+	if (access(BWRAP, X_OK))
+		return error("sandbox", BWRAP ": %s (install bubblewrap)",
+			     strerror(errno));
+	if (sb->user && geteuid() == 0) {
+		pw = getpwnam(sb->user);
+		if (!pw)
+			return error("sandbox", "user %s does not exist "
+				     "(create it: make setup-builders)",
+				     sb->user);
+		uid = pw->pw_uid;
+		gid = pw->pw_gid;
+		drop = 1;
+	}
+
+	push(&args, &n, &alloc, BWRAP);
+	push(&args, &n, &alloc, "--unshare-all");
+	push(&args, &n, &alloc, "--die-with-parent");
+	push(&args, &n, &alloc, "--new-session");
+	push(&args, &n, &alloc, "--ro-bind");
+	push(&args, &n, &alloc, "/");
+	push(&args, &n, &alloc, "/");
+	push(&args, &n, &alloc, "--dev");
+	push(&args, &n, &alloc, "/dev");
+	push(&args, &n, &alloc, "--proc");
+	push(&args, &n, &alloc, "/proc");
+	push(&args, &n, &alloc, "--tmpfs");
+	push(&args, &n, &alloc, "/tmp");
+	for (i = 0; i < SANDBOX_MAX_BINDS && sb->ro[i]; i++) {
+		push(&args, &n, &alloc, "--ro-bind");
+		push(&args, &n, &alloc, sb->ro[i]);
+		push(&args, &n, &alloc, sb->ro[i]);
+	}
+	for (i = 0; i < SANDBOX_MAX_BINDS && sb->rw[i]; i++) {
+		push(&args, &n, &alloc, "--bind");
+		push(&args, &n, &alloc, sb->rw[i]);
+		push(&args, &n, &alloc, sb->rw[i]);
+	}
+	if (sb->chdir) {
+		push(&args, &n, &alloc, "--chdir");
+		push(&args, &n, &alloc, sb->chdir);
+	}
+	push(&args, &n, &alloc, "--");
+	for (i = 0; argv[i]; i++)
+		push(&args, &n, &alloc, argv[i]);
+	push(&args, &n, &alloc, NULL);
+
+	if (pipe2(pipefd, O_CLOEXEC) < 0) {
+		error("sandbox", "pipe: %s", strerror(errno));
+		goto out;
+	}
+	start = now_s();
+	last_disk = start;
+	pid = fork();
+	if (pid < 0) {
+		error("sandbox", "fork: %s", strerror(errno));
+		goto out;
+	}
+	if (pid == 0)
+		child(sb, args, (char **)sb->env, pipefd[1], uid, gid, drop);
+	close(pipefd[1]);
+	pipefd[1] = -1;
+
+	res->end = SANDBOX_EXITED;
+	for (;;) {
+		struct pollfd pfd = { pipefd[0], POLLIN, 0 };
+		double t;
+		int r = poll(&pfd, 1, 1000);
+
+		if (r < 0 && errno != EINTR) {
+			error("sandbox", "poll: %s", strerror(errno));
+			break;
+		}
+		if (r > 0) {
+			ssize_t got = read(pipefd[0], buf, sizeof(buf));
+
+			if (got < 0 && errno == EINTR)
+				continue;
+			if (got <= 0)
+				break;	/* every writer is gone */
+			if (!sb->log_bytes ||
+			    res->log_bytes + (size_t)got <= sb->log_bytes) {
+				if (sb->log_fd >= 0 &&
+				    write(sb->log_fd, buf, (size_t)got) < 0)
+					log_warn("sandbox", "log: %s",
+						 strerror(errno));
+			} else if (!killed) {
+				res->end = SANDBOX_LOG_LIMIT;
+				killed = 1;
+				kill(-pid, SIGKILL);
+			}
+			res->log_bytes += (size_t)got;
+			if (!killed) {
+				strbuf_add(&pending, buf, (size_t)got);
+				feed_lines(sb, &pending, 0);
+			}
+		}
+		t = now_s();
+		if (!killed && sb->timeout_s && t - start > sb->timeout_s) {
+			res->end = SANDBOX_TIMEOUT;
+			killed = 1;
+			kill(-pid, SIGKILL);
+		}
+		if (!killed && sb->disk_path && sb->disk_bytes &&
+		    t - last_disk >= DISK_CHECK_S) {
+			last_disk = t;
+			if (sandbox_du(sb->disk_path) > sb->disk_bytes) {
+				res->end = SANDBOX_DISK_LIMIT;
+				killed = 1;
+				kill(-pid, SIGKILL);
+			}
+		}
+		if (sb->on_tick)
+			sb->on_tick(sb->arg);
+	}
+	feed_lines(sb, &pending, 1);
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR) {
+			error("sandbox", "waitpid: %s", strerror(errno));
+			goto out;
+		}
+	}
+	/* a last look: the disk cap also holds for what was written last */
+	if (!killed && sb->disk_path && sb->disk_bytes &&
+	    sandbox_du(sb->disk_path) > sb->disk_bytes)
+		res->end = SANDBOX_DISK_LIMIT;
+	res->duration_s = now_s() - start;
+	if (res->end == SANDBOX_EXITED) {
+		if (WIFEXITED(status)) {
+			res->exit_status = WEXITSTATUS(status);
+		} else {
+			res->end = SANDBOX_SIGNALED;
+			res->signal = WTERMSIG(status);
+		}
+	}
+	ret = 0;
+out:
+	if (pipefd[0] >= 0)
+		close(pipefd[0]);
+	if (pipefd[1] >= 0)
+		close(pipefd[1]);
+	strbuf_release(&pending);
+	free(args);
+	return ret;
+}

@@ -1,0 +1,118 @@
+#!/bin/bash
+# kregress build against a fake kernel tree whose Makefile imitates
+# kbuild's targets: the cache, the sandbox's refusals and the limits,
+# without compiling a kernel.
+. "$KREGRESS_SRC/tests/lib/build-lib.sh"
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export KREGRESS_CACHE=$tmp/cache
+export KREGRESS_CONFIG_DIR=$KREGRESS_SRC/builders/configs
+build_user_setup
+
+mkdir -p "$tmp/tree"
+cd "$tmp/tree"
+cat > Makefile <<'MK'
+SHELL := /bin/bash
+O := $(KBUILD_OUTPUT)
+tinyconfig:
+	echo 'CONFIG_64BIT=y' > $(O)/.config
+olddefconfig:
+	grep -v '^CONFIG_ZRAM=' $(O)/.config | sort -u > $(O)/.config.new
+	mv $(O)/.config.new $(O)/.config
+bzImage Image:
+	@echo '  CC      mm/memory.o'
+	@echo '  CC      init/main.o'
+	@echo "$$PWD/mm/memory.c:10:5: warning: unused variable 'x' [-Wunused-variable]"
+	@[ ! -e evil-net ] || bash -c 'exec 3<>/dev/tcp/192.0.2.1/80'
+	@[ ! -e evil-write ] || echo pwned > $(CURDIR)/mm/escaped
+	@[ ! -e evil-write2 ] || echo pwned > /var/tmp/kregress-escaped
+	@[ ! -e evil-loop ] || while :; do echo spam spam spam spam spam; done
+	@[ ! -e evil-sleep ] || sleep 600
+	@[ ! -e broken ] || { echo 'mm/memory.c:3:1: error: expected ; before }'; exit 2; }
+	mkdir -p $(O)/arch/x86/boot $(O)/arch/arm64/boot
+	echo kernel > $(O)/arch/x86/boot/bzImage
+	echo kernel > $(O)/arch/arm64/boot/Image
+	echo elf > $(O)/vmlinux
+	echo 'ffffffff81000000 T _text' > $(O)/System.map
+MK
+mkdir mm && echo 'int x;' > mm/memory.c
+git init -q . && git add -A && git_commit base
+git tag base
+
+plan 25
+
+kb() { ${KB_WRAP:-} "$KREGRESS_BUILD/kregress" build --tree "$tmp/tree" "$@"; }
+
+kb --rev base --arch x86_64 --out "$tmp/out" > "$tmp/r1" 2>&1
+is $? 0 "fake base build succeeds"
+grep -q '^build: ok x86_64' "$tmp/r1"; ok $? "reported ok"
+[ -s "$tmp/out/bzImage" ] && [ -s "$tmp/out/config" ] && \
+	[ -s "$tmp/out/System.map" ] && [ -s "$tmp/out/build.log" ]
+ok $? "--out has image, config, System.map, log"
+grep -q '^dropped: CONFIG_ZRAM=y (now: not set)' "$tmp/r1"
+ok $? "the option olddefconfig dropped is reported"
+grep -q 'compiled: 2 objects (cold); warnings: 1' "$tmp/r1"
+ok $? "objects and warnings counted"
+
+start=$(date +%s%N)
+kb --rev base --arch x86_64 > "$tmp/r2" 2>&1
+is $? 0 "second request succeeds"
+end=$(date +%s%N)
+grep -q '(cached)' "$tmp/r2"; ok $? "second request is a cache hit"
+[ $(( (end - start) / 1000000 )) -lt 1000 ]; ok $? "cache hit under 1 s"
+
+cp -r "$KREGRESS_CONFIG_DIR" "$tmp/configs-elsewhere"
+kb --rev base --arch x86_64 --config-dir "$tmp/configs-elsewhere" \
+	> "$tmp/r2b" 2>&1
+grep -q '(cached)' "$tmp/r2b"
+ok $? "the same fragments installed elsewhere are the same configuration"
+
+kb --rev base --arch arm64 > "$tmp/r3" 2>&1
+is $? 0 "arm64 build of the same commit is separate"
+grep -q '^image: .*/Image$' "$tmp/r3"; ok $? "arm64 image is Image"
+
+# a patch that adds a warning: new versus the base build
+echo "int y;" >> mm/memory.c
+sed -i "s/unused variable 'x'/unused variable 'y'/" Makefile
+git_commit warn
+kb --rev HEAD --base base --arch x86_64 > "$tmp/r4" 2>&1
+grep -q "^new warning: mm/memory.c: warning: unused variable 'y'" "$tmp/r4"
+ok $? "the new warning is listed against the base build"
+grep -q '(new: 1)' "$tmp/r4"; ok $? "one new warning"
+
+evil() {	# file expect-status description
+	git checkout -q base
+	touch "$1" && git add "$1" && git_commit "$1"
+	kb --rev HEAD --arch x86_64 $4 > "$tmp/$1.out" 2>&1
+	is $? "$2" "$3: build fails"
+}
+
+evil broken 1 "a compile error"
+grep -q "^error: mm/memory.c: error: expected ; before }" "$tmp/broken.out"
+ok $? "its error line is reported"
+
+evil evil-net 1 "network access"
+grep -q '^reason: make: the build tried to reach the network' \
+	"$tmp/evil-net.out"
+ok $? "reason: network blocked"
+
+evil evil-write 1 "a write into the source tree"
+grep -q "reason: make: the build tried to write outside" \
+	"$tmp/evil-write.out" && ! ls "$KREGRESS_CACHE"/slots/*/*/src/mm/escaped \
+	>/dev/null 2>&1
+ok $? "nothing was written outside"
+
+evil evil-write2 1 "a write to /var/tmp"
+grep -q 'reason: make: the build tried to write outside' \
+	"$tmp/evil-write2.out" && [ ! -e /var/tmp/kregress-escaped ]
+ok $? "reason: write outside blocked"
+
+evil evil-sleep 1 "a hanging build" "--timeout 3"
+grep -q 'reason: make: timed out after 3 s' "$tmp/evil-sleep.out"
+ok $? "reason: timeout"
+evil evil-loop 1 "a build that floods its log" "--log-limit 100000"
+grep -q 'reason: make: output exceeded the 100000 byte log limit' \
+	"$tmp/evil-loop.out"
+ok $? "reason: log limit"
+exit $(( failed > 0 ))
