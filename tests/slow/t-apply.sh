@@ -124,8 +124,7 @@ like "$(git -C "$tree" log -1 --format=%B "$ours")" \
 	"Signed-off-by: Test Author <author@example.org>" "trailers kept"
 
 # 2. The arm64 patch of seed 000 (made against 5.11) against 6.1.
-seed=$(ls "$KREGRESS_SRC"/../shared/seeds/000_*.txt \
-	/work/shared/seeds/000_*.txt 2>/dev/null | head -1)
+seed=$(ls "$KREGRESS_SRC"/tests/fixtures/mail/seeds/000_*.txt | head -1)
 out=$("$kregress" apply --tree "$tree" --base "$base" "$seed")
 ok $(( $? == 1 ? 0 : 1 )) "seed 000 does not apply to 6.1 (exit 1)"
 like "$out" "does-not-apply: patch 1/1 \"mm: Optimizing hugepage zeroing in arm64\"" \
