@@ -287,3 +287,36 @@ void db_close(struct db *db)
 	free(db->path);
 	free(db);
 }
+
+void db_bind_text_or_null(sqlite3_stmt *st, int i, const char *s)
+{
+	if (s)
+		sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+char *db_column_strdup(sqlite3_stmt *st, int col)
+{
+	const unsigned char *t = sqlite3_column_text(st, col);
+	char *s;
+
+	if (!t)
+		return NULL;
+	s = strdup((const char *)t);
+	if (!s)
+		die("db", "out of memory");
+	return s;
+}
+
+int db_step_done(struct db *db, sqlite3_stmt *st, const char *module,
+		 const char *subject)
+{
+	int ret = 0;
+
+	if (sqlite3_step(st) != SQLITE_DONE)
+		ret = error(module, "%s: %s", subject,
+			    sqlite3_errmsg(db->sq));
+	sqlite3_reset(st);
+	return ret;
+}

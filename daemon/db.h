@@ -45,6 +45,19 @@ struct sqlite3 *db_sqlite(struct db *db);
  */
 struct sqlite3_stmt *db_stmt(struct db *db, const char *sql);
 
+/* Binds text, or NULL when s is NULL (SQLITE_STATIC: s must outlive it). */
+void db_bind_text_or_null(struct sqlite3_stmt *st, int i, const char *s);
+
+/* A copy of a text column, NULL for SQL NULL; the caller frees it. */
+char *db_column_strdup(struct sqlite3_stmt *st, int col);
+
+/*
+ * Steps a statement that returns no row and resets it.  0, or -1 logged
+ * as "module: subject: the SQLite error".
+ */
+int db_step_done(struct db *db, struct sqlite3_stmt *st, const char *module,
+		 const char *subject);
+
 /* True while a transaction is open on this connection. */
 int db_in_transaction(struct db *db);
 

@@ -2,6 +2,7 @@
  * db_apply.c - the apply stage's SQL (see db_apply.h).
  */
 #include <sqlite3.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -12,72 +13,13 @@
 #include "db_apply.h"
 #include "log.h"
 
-void db_apply_source_release(struct db_apply_source *src)
-{
-	free(src->list);
-	free(src->mbox);
-	memset(src, 0, sizeof(*src));
-}
-
-int db_apply_source(struct db *db, long long id,
-		    struct db_apply_source *src)
-{
-	sqlite3_stmt *st = db_stmt(db, "SELECT list, mbox, version, total "
-				   "FROM series WHERE id = ?1");
-	int rc, ret = -1;
-
-	memset(src, 0, sizeof(*src));
-	if (!st)
-		return -1;
-	sqlite3_bind_int64(st, 1, id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		const unsigned char *list = sqlite3_column_text(st, 0);
-		const void *mbox = sqlite3_column_blob(st, 1);
-		int n = sqlite3_column_bytes(st, 1);
-
-		if (list && !(src->list = strdup((const char *)list)))
-			die("apply", "out of memory");
-		if (mbox) {
-			src->mbox = malloc((size_t)n + 1);
-			if (!src->mbox)
-				die("apply", "out of memory");
-			memcpy(src->mbox, mbox, (size_t)n);
-			src->mbox[n] = '\0';
-			src->mbox_len = (size_t)n;
-		}
-		src->version = sqlite3_column_int(st, 2);
-		src->total = sqlite3_column_int(st, 3);
-		ret = 0;
-	} else if (rc == SQLITE_DONE) {
-		error("apply", "series %lld: no such series", id);
-	} else {
-		error("apply", "series %lld: %s", id,
-		      sqlite3_errmsg(db_sqlite(db)));
-	}
-	sqlite3_reset(st);
-	return ret;
-}
-
-static void bind_opt(sqlite3_stmt *st, int i, const char *s)
-{
-	if (s)
-		sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(st, i);
-}
-
 /* Steps a statement that returns no row; 0 or -1 logged. */
 static int step_done(struct db *db, sqlite3_stmt *st, long long id)
 {
-	int ret = 0;
+	char subject[32];
 
-	if (sqlite3_step(st) != SQLITE_DONE) {
-		ret = error("apply", "series %lld: %s", id,
-			    sqlite3_errmsg(db_sqlite(db)));
-	}
-	sqlite3_reset(st);
-	return ret;
+	snprintf(subject, sizeof(subject), "series %lld", id);
+	return db_step_done(db, st, "apply", subject);
 }
 
 static int store_tree(struct db *db, long long id,
@@ -135,8 +77,8 @@ int db_apply_store(struct db *db, long long id, const struct config_tree *t,
 	sqlite3_bind_text(st, 3, base_reason, -1, SQLITE_STATIC);
 	if (res->status != APPLY_OK) {
 		sqlite3_bind_int64(st, 4, (long long)res->failed_patch);
-		bind_opt(st, 5, res->failed_file);
-		bind_opt(st, 6, res->failed_hunk);
+		db_bind_text_or_null(st, 5, res->failed_file);
+		db_bind_text_or_null(st, 6, res->failed_hunk);
 	} else {
 		sqlite3_bind_null(st, 4);
 		sqlite3_bind_null(st, 5);

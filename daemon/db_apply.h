@@ -15,20 +15,6 @@ struct apply_result;
 struct config_tree;
 struct db;
 
-struct db_apply_source {
-	char *list;		/* series.list, or NULL */
-	char *mbox;		/* the mbox stored by the fetch stage */
-	size_t mbox_len;
-	int version;
-	int total;		/* 0 = never parsed */
-};
-
-void db_apply_source_release(struct db_apply_source *src);
-
-/* Reads what the apply stage needs of series id; -1 if it is missing. */
-int db_apply_source(struct db *db, long long id,
-		    struct db_apply_source *src);
-
 /*
  * Records an application of series id on tree t: the tree row (created
  * or updated by name) becomes series.tree_id; base, base_source and

@@ -17,6 +17,7 @@
 void db_intake_source_release(struct db_intake_source *src)
 {
 	free(src->source_url);
+	free(src->list);
 	free(src->mbox);
 	memset(src, 0, sizeof(*src));
 }
@@ -25,7 +26,7 @@ int db_intake_source(struct db *db, long long id,
 		     struct db_intake_source *src)
 {
 	sqlite3_stmt *st = db_stmt(db, "SELECT source_url, mbox, version, "
-				   "total FROM series WHERE id = ?1");
+				   "total, list FROM series WHERE id = ?1");
 	int rc, ret = -1;
 
 	memset(src, 0, sizeof(*src));
@@ -34,12 +35,11 @@ int db_intake_source(struct db *db, long long id,
 	sqlite3_bind_int64(st, 1, id);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
-		const unsigned char *url = sqlite3_column_text(st, 0);
 		const void *mbox = sqlite3_column_blob(st, 1);
 		int n = sqlite3_column_bytes(st, 1);
 
-		if (url && !(src->source_url = strdup((const char *)url)))
-			die("intake", "out of memory");
+		src->source_url = db_column_strdup(st, 0);
+		src->list = db_column_strdup(st, 4);
 		if (mbox) {
 			src->mbox = malloc((size_t)n + 1);
 			if (!src->mbox)
@@ -61,14 +61,6 @@ int db_intake_source(struct db *db, long long id,
 	return ret;
 }
 
-static void bind_opt(sqlite3_stmt *st, int i, const char *s)
-{
-	if (s)
-		sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(st, i);
-}
-
 static int add_patch(struct db *db, long long id,
 		     const struct series_patch *p)
 {
@@ -83,8 +75,8 @@ static int add_patch(struct db *db, long long id,
 	strbuf_addf(&author, "%s <%s>", p->author_name, p->author_email);
 	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_int(st, 2, p->index);
-	bind_opt(st, 3, p->message_id);
-	bind_opt(st, 4, p->subject);
+	db_bind_text_or_null(st, 3, p->message_id);
+	db_bind_text_or_null(st, 4, p->subject);
 	sqlite3_bind_text(st, 5, author.buf, -1, SQLITE_STATIC);
 	if (p->has_date)
 		sqlite3_bind_int64(st, 6, p->date);
@@ -124,13 +116,13 @@ int db_intake_store(struct db *db, long long id, const struct series *s,
 		     "updated_at = ?9 WHERE id = ?10");
 	if (!st)
 		goto out;
-	bind_opt(st, 1, head ? head->message_id : NULL);
-	bind_opt(st, 2, head ? head->subject : NULL);
-	bind_opt(st, 3, head ? author.buf : NULL);
+	db_bind_text_or_null(st, 1, head ? head->message_id : NULL);
+	db_bind_text_or_null(st, 2, head ? head->subject : NULL);
+	db_bind_text_or_null(st, 3, head ? author.buf : NULL);
 	sqlite3_bind_int(st, 4, s->version);
 	sqlite3_bind_int(st, 5, s->total);
-	bind_opt(st, 6, s->change_id);
-	bind_opt(st, 7, s->base_commit);
+	db_bind_text_or_null(st, 6, s->change_id);
+	db_bind_text_or_null(st, 7, s->base_commit);
 	if (mbox)
 		sqlite3_bind_blob(st, 8, mbox, (int)mbox_len, SQLITE_STATIC);
 	else

@@ -14,6 +14,7 @@ struct series;
 
 struct db_intake_source {
 	char *source_url;	/* NULL when an mbox was submitted */
+	char *list;		/* series.list, or NULL */
 	char *mbox;		/* the stored mbox, or NULL */
 	size_t mbox_len;
 	int version;		/* series.version */
@@ -22,7 +23,10 @@ struct db_intake_source {
 
 void db_intake_source_release(struct db_intake_source *src);
 
-/* Reads the source of series id; -1 if there is no such series. */
+/*
+ * Reads the source of series id (the fetch and apply stages use it); -1
+ * if there is no such series.
+ */
 int db_intake_source(struct db *db, long long id,
 		     struct db_intake_source *src);
 

@@ -48,19 +48,6 @@ out:
 	return ret;
 }
 
-static char *dup_col(sqlite3_stmt *st, int col)
-{
-	const unsigned char *t = sqlite3_column_text(st, col);
-	char *s;
-
-	if (!t)
-		return NULL;
-	s = strdup((const char *)t);
-	if (!s)
-		die("pipeline", "out of memory");
-	return s;
-}
-
 int db_pipeline_get_status(struct db *db, long long series_id,
 			   char **status, char **reason)
 {
@@ -74,8 +61,8 @@ int db_pipeline_get_status(struct db *db, long long series_id,
 	sqlite3_bind_int64(st, 1, series_id);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
-		*status = dup_col(st, 0);
-		*reason = dup_col(st, 1);
+		*status = db_column_strdup(st, 0);
+		*reason = db_column_strdup(st, 1);
 		ret = 0;
 	} else if (rc == SQLITE_DONE) {
 		error("pipeline", "series %lld: no such series", series_id);

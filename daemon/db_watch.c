@@ -34,14 +34,6 @@ int db_watch_series_known(struct db *db, const char *msgid, int version,
 	return ret;
 }
 
-static void bind_opt(sqlite3_stmt *st, int i, const char *s)
-{
-	if (s)
-		sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(st, i);
-}
-
 int db_watch_series_add(struct db *db, const struct db_watch_series *s,
 			long long *id)
 {
@@ -54,17 +46,17 @@ int db_watch_series_add(struct db *db, const struct db_watch_series *s,
 
 	if (!st)
 		return -1;
-	bind_opt(st, 1, s->msgid);
-	bind_opt(st, 2, s->list);
-	bind_opt(st, 3, s->subject);
-	bind_opt(st, 4, s->author);
+	db_bind_text_or_null(st, 1, s->msgid);
+	db_bind_text_or_null(st, 2, s->list);
+	db_bind_text_or_null(st, 3, s->subject);
+	db_bind_text_or_null(st, 4, s->author);
 	sqlite3_bind_int(st, 5, s->version);
 	sqlite3_bind_int(st, 6, s->total);
-	bind_opt(st, 7, s->change_id);
-	bind_opt(st, 8, s->base_commit);
-	bind_opt(st, 9, s->source_url);
-	bind_opt(st, 10, s->status);
-	bind_opt(st, 11, s->reason);
+	db_bind_text_or_null(st, 7, s->change_id);
+	db_bind_text_or_null(st, 8, s->base_commit);
+	db_bind_text_or_null(st, 9, s->source_url);
+	db_bind_text_or_null(st, 10, s->status);
+	db_bind_text_or_null(st, 11, s->reason);
 	sqlite3_bind_int64(st, 12, (long long)time(NULL));
 	if (sqlite3_step(st) != SQLITE_DONE) {
 		error("watch", "<%s>: storing the series: %s", s->msgid,

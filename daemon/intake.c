@@ -15,20 +15,6 @@
 #include "series.h"
 #include "strbuf.h"
 
-/* The revision to store: the row's version once parsed, else the newest. */
-static const struct series *pick(const struct series *s,
-				 const struct db_intake_source *src)
-{
-	const struct series *r;
-
-	if (!src->total)
-		return s;
-	for (r = s; r; r = r->older)
-		if (r->version == src->version)
-			return r;
-	return NULL;
-}
-
 enum pipeline_result intake_fetch_stage(struct pipeline_ctx *ctx,
 					const struct job *job,
 					struct pipeline_outcome *out)
@@ -97,7 +83,8 @@ enum pipeline_result intake_fetch_stage(struct pipeline_ctx *ctx,
 			      "large or too many messages)");
 		goto out;
 	}
-	rev = pick(s, &src);
+	/* The row's version once parsed (total set), else the newest. */
+	rev = series_revision(s, src.total ? src.version : 0);
 	if (!rev) {
 		strbuf_addf(&out->reason, "no v%d in the thread", src.version);
 		goto out;

@@ -107,19 +107,6 @@ static int jq_step_done(struct db *db, sqlite3_stmt *st, const char *what)
 	return 0;
 }
 
-static char *dup_text(sqlite3_stmt *st, int col)
-{
-	const unsigned char *t = sqlite3_column_text(st, col);
-	char *s;
-
-	if (!t)
-		return NULL;
-	s = strdup((const char *)t);
-	if (!s)
-		die("jobq", "out of memory");
-	return s;
-}
-
 int jobq_enqueue(struct db *db, const char *kind, long long series_id,
 		 const char *arg, long long *id)
 {
@@ -186,9 +173,9 @@ int jobq_claim(struct db *db, const char *owner, int lease_s,
 		goto out;
 	}
 	job->id = sqlite3_column_int64(st, 0);
-	job->kind = dup_text(st, 1);
+	job->kind = db_column_strdup(st, 1);
 	job->series_id = sqlite3_column_int64(st, 2);
-	job->arg = dup_text(st, 3);
+	job->arg = db_column_strdup(st, 3);
 	job->attempts = sqlite3_column_int(st, 4);
 	job->max_attempts = sqlite3_column_int(st, 5);
 	/* RETURNING rows are all computed by the first step; finish it. */

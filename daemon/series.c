@@ -742,6 +742,18 @@ static void patch_free(struct series_patch *p)
 	free(p);
 }
 
+const struct series *series_revision(const struct series *s, int version)
+{
+	const struct series *r;
+
+	if (!version)
+		return s;
+	for (r = s; r; r = r->older)
+		if (r->version == version)
+			return r;
+	return NULL;
+}
+
 void series_free(struct series *s)
 {
 	while (s) {

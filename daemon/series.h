@@ -119,6 +119,12 @@ struct series {
  */
 int series_build(const struct mail_box *box, struct series **out);
 
+/*
+ * The revision of s (itself or one of its ->older) whose version is
+ * version; with version 0, s itself (the newest).  NULL if none is.
+ */
+const struct series *series_revision(const struct series *s, int version);
+
 /* Frees the series and its older revisions; accepts NULL. */
 void series_free(struct series *s);
 

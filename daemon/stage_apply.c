@@ -10,6 +10,7 @@
 #include "config.h"
 #include "db.h"
 #include "db_apply.h"
+#include "db_intake.h"
 #include "jobq.h"
 #include "log.h"
 #include "mail.h"
@@ -50,22 +51,8 @@ static const struct config_tree *pick_tree(const struct config *cfg,
 	return &cfg->trees[0];
 }
 
-/* The revision the fetch stage stored: its version, else the newest. */
-static const struct series *pick_revision(const struct series *s,
-					  const struct db_apply_source *src)
-{
-	const struct series *r;
-
-	if (!src->total)
-		return s;
-	for (r = s; r; r = r->older)
-		if (r->version == src->version)
-			return r;
-	return NULL;
-}
-
 static int read_series(const struct config *cfg,
-		       const struct db_apply_source *src, struct series **out)
+		       const struct db_intake_source *src, struct series **out)
 {
 	struct mail_limits lim = { 0 };
 	struct mail_box box;
@@ -103,7 +90,7 @@ enum pipeline_result stage_apply(struct pipeline_ctx *ctx,
 {
 	const struct config *cfg = ctx->cfg;
 	const struct config_tree *t;
-	struct db_apply_source src;
+	struct db_intake_source src;
 	struct series *all = NULL;
 	const struct series *s;
 	struct apply_repo *repo = NULL;
@@ -123,7 +110,7 @@ enum pipeline_result stage_apply(struct pipeline_ctx *ctx,
 			      "the configuration is empty)");
 		return PIPELINE_FAIL;
 	}
-	if (db_apply_source(ctx->db, job->series_id, &src)) {
+	if (db_intake_source(ctx->db, job->series_id, &src)) {
 		strbuf_addstr(&out->reason, "the series row cannot be read");
 		return PIPELINE_RETRY;
 	}
@@ -137,7 +124,8 @@ enum pipeline_result stage_apply(struct pipeline_ctx *ctx,
 		strbuf_addstr(&out->reason, "the stored mbox cannot be read");
 		goto out;
 	}
-	s = pick_revision(all, &src);
+	/* The revision the fetch stage stored. */
+	s = series_revision(all, src.total ? src.version : 0);
 	if (!s || s->status != SERIES_COMPLETE || !s->nr_patches) {
 		strbuf_addf(&out->reason, "v%d in the stored mbox is not a "
 			    "complete series", src.version);
@@ -203,6 +191,6 @@ out:
 	apply_result_release(&res);
 	apply_repo_free(repo);
 	series_free(all);
-	db_apply_source_release(&src);
+	db_intake_source_release(&src);
 	return r;
 }
