@@ -5,7 +5,7 @@
  *   1. resolve the revision, hash the configuration inputs (config key);
  *   2. artefact cache: builds/<commit>/<arch>-<key>/result.json with status
  *      ok means done, nothing runs;
- *   3. lock the slot, check the commit out into its worktree (checkout.c);
+ *   3. lock the slot, check the commit out into its worktree (tree.c);
  *   4. configure in the slot's cfg/ directory, in the sandbox: base target
  *      or file, fragments appended, olddefconfig; list dropped options;
  *   5. copy cfg/.config to obj/.config only if it changed, so an unchanged
@@ -32,11 +32,11 @@
 
 #include "build.h"
 #include "buildlog.h"
-#include "checkout.h"
 #include "kconfig.h"
 #include "log.h"
 #include "sandbox.h"
 #include "sha256.h"
+#include "tree.h"
 
 #define CONFIG_MAX	(4 * 1024 * 1024)	/* a .config or fragment */
 #define STATE_MAX	(16 * 1024 * 1024)	/* warning state, result */
@@ -778,8 +778,8 @@ static int finish(struct build_ctx *ctx, const char *tmp, const char *final,
 		goto out;
 	res->warnings = buildlog_count_lines(merged.buf);
 
-	if (req->base_rev && !checkout_resolve(req->tree, req->base_rev,
-					       base_commit)) {
+	if (req->base_rev && !tree_resolve(req->tree, req->base_rev,
+					   base_commit)) {
 		strbuf_reset(&path);
 		strbuf_addf(&path, "%s/builds/%s/%s-%s/warnings.txt",
 			    req->cache_dir, base_commit, ctx->arch->name,
@@ -852,6 +852,7 @@ out:
 int build_run(const struct build_request *req, struct build_result *res)
 {
 	struct build_ctx *ctx;
+	struct tree_worktree *wt = NULL;
 	struct strbuf fragments = STRBUF_INIT, final = STRBUF_INIT,
 		      tmp = STRBUF_INIT, path = STRBUF_INIT;
 	struct passwd *pw;
@@ -877,7 +878,7 @@ int build_run(const struct build_request *req, struct build_result *res)
 		error("build", "tree, rev, cache and config dir are needed");
 		goto out;
 	}
-	if (checkout_resolve(req->tree, req->rev, res->commit))
+	if (tree_resolve(req->tree, req->rev, res->commit))
 		goto out;
 	if (gather_fragments(req, ctx->arch, &fragments) ||
 	    config_key(req, ctx->arch, fragments.buf, res->config_key))
@@ -927,8 +928,11 @@ int build_run(const struct build_request *req, struct build_result *res)
 		goto out;
 	}
 	t = now_s();
-	if (checkout_worktree(req->tree, res->commit, ctx->src))
+	if (tree_worktree_open(req->tree, ctx->src, res->commit, &wt) ||
+	    tree_worktree_switch(wt, res->commit, NULL))
 		goto out;
+	tree_worktree_free(wt);
+	wt = NULL;
 	res->checkout_s = now_s() - t;
 	ctx->log.srctree = ctx->src;
 
@@ -987,6 +991,7 @@ out:
 		rm_rf(tmp.buf);
 	if (log_fd >= 0)
 		close(log_fd);
+	tree_worktree_free(wt);
 	if (lock_fd >= 0)
 		close(lock_fd);
 	for (i = 0; i < sizeof(ctx->env) / sizeof(ctx->env[0]); i++)

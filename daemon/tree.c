@@ -21,6 +21,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +34,7 @@
 
 #include "fs.h"
 #include "log.h"
+#include "sha256.h"
 #include "strbuf.h"
 #include "tree.h"
 
@@ -355,6 +357,80 @@ static int peel_commit(git_repository *repo, const char *rev,
 	return e;
 }
 
+int tree_resolve(const char *repo_path, const char *rev, char out[41])
+{
+	git_repository *repo = NULL;
+	git_commit *commit = NULL;
+	int ret = -1;
+
+	if (!*rev || strlen(rev) > 256)
+		return error("tree", "%.64s: not a revision", rev);
+	git_libgit2_init();
+	if (git_repository_open_ext(&repo, repo_path,
+				    GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0 ||
+	    peel_commit(repo, rev, &commit) < 0) {
+		error("tree", "%s: %s: no such commit: %s", repo_path, rev,
+		      git_msg());
+		goto out;
+	}
+	git_oid_tostr(out, 41, git_commit_id(commit));
+	ret = 0;
+out:
+	git_commit_free(commit);
+	git_repository_free(repo);
+	git_libgit2_shutdown();
+	return ret;
+}
+
+/* An opened worktree is usable if HEAD names a commit and it has an index. */
+static int worktree_usable(git_repository *repo)
+{
+	git_commit *head = NULL;
+	git_index *idx = NULL;
+	int ok;
+
+	ok = !peel_commit(repo, "HEAD", &head) &&
+	     !git_repository_index(&idx, repo) &&
+	     git_index_entrycount(idx) > 0;
+	git_commit_free(head);
+	git_index_free(idx);
+	return ok;
+}
+
+/*
+ * 1 if dir looks like an interrupted worktree creation, which may be
+ * removed: empty, or its .git is a file pointing to a git directory.
+ * Anything else (a user's directory, a full repository) is never removed.
+ */
+static int worktree_leftover(const char *dir)
+{
+	struct strbuf gitfile = STRBUF_INIT;
+	char buf[8] = "";
+	struct stat st;
+	FILE *f;
+	int ret = 0;
+
+	if (rmdir(dir) == 0)
+		return 1;
+	strbuf_addf(&gitfile, "%s/.git", dir);
+	if (!lstat(gitfile.buf, &st) && S_ISREG(st.st_mode)) {
+		f = fopen(gitfile.buf, "r");
+		if (f) {
+			ret = fread(buf, 1, 7, f) == 7 &&
+			      !memcmp(buf, "gitdir:", 7);
+			fclose(f);
+		}
+	}
+	strbuf_release(&gitfile);
+	return ret;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag,
+		  struct FTW *ftw)
+{
+	return flag == FTW_DP ? rmdir(path) : unlink(path);
+}
+
 int tree_worktree_open(const char *repo_path, const char *wt_path,
 		       const char *rev, struct tree_worktree **out)
 {
@@ -366,6 +442,7 @@ int tree_worktree_open(const char *repo_path, const char *wt_path,
 	git_worktree_add_options wo;
 	struct strbuf name = STRBUF_INIT, refname = STRBUF_INIT;
 	char *pcopy = strdup(wt_path);
+	char hash[SHA256_HEX_LEN + 1];
 	const char *c;
 	int ret = -1;
 
@@ -378,25 +455,67 @@ int tree_worktree_open(const char *repo_path, const char *wt_path,
 	if (!access(wt_path, F_OK)) {
 		if (git_repository_open_ext(&wt->repo, wt_path,
 					    GIT_REPOSITORY_OPEN_NO_SEARCH,
-					    NULL) < 0) {
+					    NULL) == 0 &&
+		    worktree_usable(wt->repo)) {
+			ret = 0;
+			goto out;
+		}
+		git_repository_free(wt->repo);
+		wt->repo = NULL;
+		if (!worktree_leftover(wt_path)) {
 			error("tree", "%s: not a worktree: %s", wt_path,
 			      git_msg());
 			goto out;
 		}
-		ret = 0;
-		goto out;
+		/*
+		 * An interrupted creation (no metadata, no index, no HEAD):
+		 * start it again rather than fail every later open.
+		 */
+		log_warn("tree", "%s: unusable worktree, creating it again",
+			 wt_path);
+		if (!access(wt_path, F_OK) &&
+		    nftw(wt_path, rm_one, 32, FTW_DEPTH | FTW_PHYS)) {
+			error("tree", "removing %s: %s", wt_path,
+			      strerror(errno));
+			goto out;
+		}
 	}
-	/* Worktree names are path components: keep [A-Za-z0-9._-]. */
+	/*
+	 * Worktree names are path components: keep [A-Za-z0-9._-] of the
+	 * last component, plus a hash of the whole path so that worktrees
+	 * with the same last component (build slots' src/) do not collide.
+	 */
 	strbuf_addstr(&name, "kregress-");
 	for (c = basename(pcopy); *c; c++)
 		strbuf_addch(&name, strchr("abcdefghijklmnopqrstuvwxyz"
 					   "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 					   "0123456789._-", *c) ? *c : '_');
+	sha256_hex(wt_path, strlen(wt_path), hash);
+	strbuf_addf(&name, "-%.12s", hash);
 	strbuf_addf(&refname, "refs/heads/%s", name.buf);
 	if (git_repository_open_ext(&main, repo_path,
 				    GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0 ||
-	    peel_commit(main, rev, &commit) < 0 ||
-	    git_reference_create(&ref, main, refname.buf,
+	    peel_commit(main, rev, &commit) < 0) {
+		error("tree", "%s: %s: %s", repo_path, rev, git_msg());
+		goto out;
+	}
+	/* a worktree directory removed by hand leaves a stale entry */
+	if (!git_worktree_lookup(&gw, main, name.buf)) {
+		git_worktree_prune_options po;
+
+		git_worktree_prune_options_init(&po,
+			GIT_WORKTREE_PRUNE_OPTIONS_VERSION);
+		po.flags = GIT_WORKTREE_PRUNE_VALID |
+			   GIT_WORKTREE_PRUNE_LOCKED;
+		if (git_worktree_prune(gw, &po) < 0) {
+			error("tree", "%s: pruning worktree %s: %s",
+			      repo_path, name.buf, git_msg());
+			goto out;
+		}
+		git_worktree_free(gw);
+		gw = NULL;
+	}
+	if (git_reference_create(&ref, main, refname.buf,
 				 git_commit_id(commit), 1,
 				 "kregress worktree") < 0) {
 		error("tree", "%s: %s: %s", repo_path, rev, git_msg());

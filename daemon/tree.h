@@ -30,12 +30,24 @@ int tree_import(const char *tarball, const char *dir, int *already);
 int tree_fetch(const char *repo_path, const char *remote,
 	       const char *branch);
 
+/*
+ * Resolves rev (a branch, tag, abbreviated or full id, any revparse
+ * expression) in the repository at repo_path to a full commit id in
+ * out[41].  -1 (logged) if repo_path is not a repository or rev names no
+ * commit.
+ */
+int tree_resolve(const char *repo_path, const char *rev, char out[41]);
+
 struct tree_worktree;
 
 /*
  * Opens the build worktree at wt_path of the repository at repo_path,
  * creating it (a linked git worktree, checked out at rev) if it does not
- * exist.  -1 logged.
+ * exist.  A worktree whose creation was interrupted (wt_path empty, or its
+ * .git file pointing to missing metadata, or no HEAD or index) is removed
+ * and created again, and a stale entry for it in the repository's
+ * worktree list is pruned; any other existing directory that is not a
+ * repository is refused, never removed.  -1 logged.
  */
 int tree_worktree_open(const char *repo_path, const char *wt_path,
 		       const char *rev, struct tree_worktree **out);
