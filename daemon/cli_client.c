@@ -335,6 +335,34 @@ static void boots_summary(json_t *s, struct strbuf *out)
 			    str(b, "side"), str(b, "status"), num(b, "n"));
 }
 
+/* "  build:       x86_64 base 0f3c... ok, 2 objects, warnings 1 (new 0)" */
+static void print_builds(json_t *s)
+{
+	json_t *builds = json_object_get(s, "builds"), *b;
+	size_t i;
+
+	json_array_foreach(builds, i, b) {
+		printf("  build:       %s %s %.12s %s", str(b, "arch"),
+		       *str(b, "side") ? str(b, "side") : "-",
+		       str(b, "commit_id"), str(b, "status"));
+		if (num(b, "objects_expected"))
+			printf(", %lld/%lld objects",
+			       num(b, "objects_compiled"),
+			       num(b, "objects_expected"));
+		else
+			printf(", %lld objects", num(b, "objects_compiled"));
+		if (json_is_integer(json_object_get(b, "warnings")))
+			printf(", warnings %lld", num(b, "warnings"));
+		if (json_is_integer(json_object_get(b, "new_warnings")))
+			printf(" (new %lld)", num(b, "new_warnings"));
+		if (num(b, "cached"))
+			printf(", cached");
+		printf("\n");
+		if (*str(b, "status_reason"))
+			printf("               %s\n", str(b, "status_reason"));
+	}
+}
+
 static void print_series(json_t *s)
 {
 	json_t *patches = json_object_get(s, "patches"), *p;
@@ -378,6 +406,7 @@ static void print_series(json_t *s)
 				       str(p, "apply_method"));
 		}
 	}
+	print_builds(s);
 	printf("  jobs:\n");
 	print_jobs(s, stdout);
 	boots_summary(s, &boots);
