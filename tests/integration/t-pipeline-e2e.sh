@@ -101,6 +101,7 @@ olddefconfig:
 bzImage Image:
 	@echo '  CC      mm/memory.o'
 	@echo '  CC      init/main.o'
+	@! grep -q faster mm/memory.c || sleep 4
 	@! grep -q BROKEN mm/memory.c || { echo 'mm/memory.c:30:1: error: expected ; before }'; exit 2; }
 	mkdir -p $(O)/arch/x86/boot $(O)/arch/arm64/boot
 	echo kernel > $(O)/arch/x86/boot/bzImage
@@ -218,6 +219,20 @@ export KREGRESS_TOKEN=$TOKEN
 "$B/kregress" submit --server "$SRV" "$T/good.mbox" >"$T/out" 2>&1
 ok $? "submit the good series"
 id=$(sed -n 's/^submitted series \([0-9]*\).*/\1/p' "$T/out")
+# its patched build sleeps 4 s after compiling: progress shows meanwhile
+for _ in $(seq 300); do
+	p=$(sql "SELECT b.status || ':' || b.objects_compiled FROM build b
+		JOIN series_build sb ON sb.build_id = b.id
+		WHERE sb.series_id = $id AND sb.side = 'patched'")
+	[ "$p" = building:2 ] && break
+	sleep 0.1
+done
+test "$p" = building:2
+ok $? "progress: the running patched build shows its compiled objects"
+"$B/kregress" status --server "$SRV" "$id" >"$T/progress.txt"
+grep -q "^  build:       x86_64 patched .* building, 2 objects" \
+	"$T/progress.txt"
+ok $? "kregress status shows the build in progress"
 st=$(wait_status "$id" 60)
 ok $? "the good series reached a final status ($st)"
 test "$st|$(sql "SELECT status_reason FROM series WHERE id = $id")" = \
