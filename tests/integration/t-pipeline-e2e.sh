@@ -269,6 +269,9 @@ ok $? "the daemon logs the build"
 "$B/kregress" status --server "$SRV" "$id" >"$T/good.txt"
 grep -q "^  build:       x86_64 patched ${head:0:12} ok, 2 objects" "$T/good.txt"
 ok $? "kregress status ID shows the builds"
+"$B/kregress" watch --server "$SRV" "$id" >"$T/watch.txt" 2>&1
+grep -q "; build: x86_64 base ${base:0:12} ok, 2 objects" "$T/watch.txt"
+ok $? "kregress watch ID shows the builds"
 grep -q "^  base:        $base (base-commit: " "$T/good.txt" &&
 	grep -q "^        commit $head (libgit2)" "$T/good.txt"
 ok $? "kregress status ID shows the base and the patched commits"
