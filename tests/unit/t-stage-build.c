@@ -122,10 +122,12 @@ int main(void)
 	struct pipeline_ctx ctx = { .owner = "test", .lease_s = 60 };
 	char path[PATH_MAX], cmd[PATH_MAX + 64], json[1024];
 	const char *missing = "0123456789abcdef0123456789abcdef01234567";
+	const char *src = getenv("KREGRESS_SRC");
 	struct config *cfg;
 	long long id;
 
-	if (!mkdtemp(dir) || !realpath("builders/configs", path))
+	snprintf(cmd, sizeof(cmd), "%s/builders/configs", src ? src : ".");
+	if (!mkdtemp(dir) || !realpath(cmd, path))
 		return 1;
 	setenv("KREGRESS_CONFIG_DIR", path, 1);
 	snprintf(cmd, sizeof(cmd), "%s/cache", dir);
