@@ -277,6 +277,26 @@ static int config_key(const struct build_request *req,
 	return 0;
 }
 
+static const struct build_arch *arch_find(const char *name);
+
+int build_request_key(const struct build_request *req, char key[17])
+{
+	const struct build_arch *arch = arch_find(req->arch ? req->arch : "");
+	struct strbuf fragments = STRBUF_INIT;
+	int ret = -1;
+
+	if (!arch)
+		return error("build", "%s: unknown arch (x86_64 or arm64)",
+			     req->arch ? req->arch : "");
+	if (!req->config_dir)
+		return error("build", "no config dir");
+	if (!gather_fragments(req, arch, &fragments) &&
+	    !config_key(req, arch, fragments.buf, key))
+		ret = 0;
+	strbuf_release(&fragments);
+	return ret;
+}
+
 /* ---- result.json ------------------------------------------------------ */
 
 static json_t *lines_json(const char *text)

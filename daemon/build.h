@@ -98,6 +98,12 @@ void build_result_release(struct build_result *res);
  */
 int build_run(const struct build_request *req, struct build_result *res);
 
+/*
+ * The configuration key build_run() will use for req (result.config_key),
+ * computed without building: reads the base file and fragments only.
+ */
+int build_request_key(const struct build_request *req, char key[17]);
+
 /* Writes res as a JSON object to out. */
 void build_result_json(const struct build_result *res, struct strbuf *out);
 

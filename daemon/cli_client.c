@@ -335,6 +335,51 @@ static void boots_summary(json_t *s, struct strbuf *out)
 			    str(b, "side"), str(b, "status"), num(b, "n"));
 }
 
+/*
+ * One line per build, "x86_64 base 0f3c... ok, 2 objects, warnings 1
+ * (new 0)", each after prefix, the reason on the next line after indent.
+ */
+static void builds_lines(json_t *s, const char *prefix, const char *indent,
+			 struct strbuf *out)
+{
+	json_t *builds = json_object_get(s, "builds"), *b;
+	size_t i;
+
+	json_array_foreach(builds, i, b) {
+		strbuf_addf(out, "%s%s %s %.12s %s", prefix, str(b, "arch"),
+			    *str(b, "side") ? str(b, "side") : "-",
+			    str(b, "commit_id"), str(b, "status"));
+		if (num(b, "objects_expected"))
+			strbuf_addf(out, ", %lld/%lld objects",
+				    num(b, "objects_compiled"),
+				    num(b, "objects_expected"));
+		else
+			strbuf_addf(out, ", %lld objects",
+				    num(b, "objects_compiled"));
+		if (json_is_integer(json_object_get(b, "warnings")))
+			strbuf_addf(out, ", warnings %lld",
+				    num(b, "warnings"));
+		if (json_is_integer(json_object_get(b, "new_warnings")))
+			strbuf_addf(out, " (new %lld)",
+				    num(b, "new_warnings"));
+		if (num(b, "cached"))
+			strbuf_addstr(out, ", cached");
+		strbuf_addch(out, '\n');
+		if (*str(b, "status_reason"))
+			strbuf_addf(out, "%s%s\n", indent,
+				    str(b, "status_reason"));
+	}
+}
+
+static void print_builds(json_t *s)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	builds_lines(s, "  build:       ", "               ", &sb);
+	fputs(sb.buf, stdout);
+	strbuf_release(&sb);
+}
+
 static void print_series(json_t *s)
 {
 	json_t *patches = json_object_get(s, "patches"), *p;
@@ -378,6 +423,7 @@ static void print_series(json_t *s)
 				       str(p, "apply_method"));
 		}
 	}
+	print_builds(s);
 	printf("  jobs:\n");
 	print_jobs(s, stdout);
 	boots_summary(s, &boots);
@@ -446,7 +492,7 @@ static int final_status(const char *status)
 	return len > 7 && !strcmp(status + len - 7, "-failed");
 }
 
-/* The lines watch shows: status, reason, jobs, boots. */
+/* The lines watch shows: status, reason, jobs, builds, boots. */
 static void watch_block(json_t *s, struct strbuf *out)
 {
 	json_t *jobs = json_object_get(s, "jobs"), *j;
@@ -467,6 +513,7 @@ static void watch_block(json_t *s, struct strbuf *out)
 				    str(j, "last_error"));
 		strbuf_addch(out, '\n');
 	}
+	builds_lines(s, "  build: ", "    ", out);
 	if (json_array_size(json_object_get(s, "boots"))) {
 		strbuf_addstr(out, "  boots: ");
 		boots_summary(s, out);

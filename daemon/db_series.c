@@ -270,10 +270,16 @@ int db_series_get(struct db *db, long long id, json_t **out)
 		  "not_before, last_error, created_at, updated_at "
 		  "FROM job WHERE series_id = ?1 ORDER BY id" },
 		{ "builds",
-		  "SELECT id, commit_id, arch, status, status_reason, "
-		  "duration_ms FROM build WHERE id IN "
-		  "(SELECT build_id FROM boot WHERE series_id = ?1) "
-		  "ORDER BY id" },
+		  "SELECT b.id, sb.side, b.commit_id, b.arch, b.status, "
+		  "b.status_reason, b.duration_ms, b.cached, b.cold, "
+		  "b.objects_compiled, b.objects_expected, b.warnings, "
+		  "b.new_warnings, b.new_warning_lines, b.error_lines, "
+		  "b.dropped_options, b.log_path, b.image_path "
+		  "FROM build b LEFT JOIN series_build sb ON "
+		  "sb.build_id = b.id AND sb.series_id = ?1 WHERE b.id IN "
+		  "(SELECT build_id FROM series_build WHERE series_id = ?1 "
+		  "UNION SELECT build_id FROM boot WHERE series_id = ?1) "
+		  "ORDER BY b.id" },
 		{ "boots",
 		  "SELECT side, status, count(*) AS n FROM boot "
 		  "WHERE series_id = ?1 GROUP BY side, status "

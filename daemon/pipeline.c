@@ -21,13 +21,15 @@
 #include "log.h"
 #include "pipeline.h"
 #include "stage_apply.h"
+#include "stage_build.h"
 
 const struct pipeline_stage pipeline_stages[] = {
 	{ "fetch", "fetching", "fetched", "fetch-failed", "apply",
 	  intake_fetch_stage },
 	{ "apply", "applying", "applied", "does-not-apply", "build",
 	  stage_apply },
-	{ "build", "building", "built", "build-failed", "run", NULL },
+	{ "build", "building", "built", "build-failed", "run",
+	  stage_build },
 	{ "run", "running", "ran", "boot-failed", "analyze", NULL },
 	{ "analyze", "analyzing", "analyzed", "failed", "report", NULL },
 	{ "report", "reporting", "done", "failed", NULL, NULL },

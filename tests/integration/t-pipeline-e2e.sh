@@ -3,9 +3,13 @@
 # stages: a small git tree with kernel-like files is the configured tree,
 # series made by `git format-patch` (in a clone, so that the tree does not
 # have their commits) are submitted with `kregress submit` as an mbox and
-# as a URL to the fake lore server; the daemon fetches, applies and stops
-# at build ("not implemented yet" on this branch).  A series that does not
-# apply ends does-not-apply with its patch, file and hunk.  Then a reload
+# as a URL to the fake lore server; the daemon fetches, applies, builds
+# the base and the patched commit (the tree's Makefile imitates kbuild, as
+# in t-build-sandbox.sh: no kernel is compiled, but build.c, the sandbox,
+# the build rows and the progress are real) and stops at run ("not
+# implemented yet").  A series that does not apply ends does-not-apply with
+# its patch, file and hunk; one that breaks the (fake) build ends
+# build-failed with the compiler's error line.  Then a reload
 # (SIGHUP) adds a watched list: the watcher finds a series in the fake
 # lore feed and queues it by itself, and it is applied on the list's tree.
 set -u
@@ -35,6 +39,14 @@ cleanup() {
 	rm -rf "$T"
 }
 trap cleanup EXIT
+chmod 755 "$T"	# the build user reads the tree
+command -v bwrap >/dev/null || { echo "1..0 # SKIP no bubblewrap"; exit 0; }
+probe="bwrap --unshare-all --ro-bind / / true"
+[ "$(id -u)" = 0 ] && probe="setpriv --reuid=kregress-build \
+	--regid=kregress-build --clear-groups $probe"
+$probe 2>/dev/null || { echo "1..0 # SKIP no build sandbox here"; exit 0; }
+export KREGRESS_CACHE=$T/cache
+export KREGRESS_CONFIG_DIR=$S/builders/configs
 
 sql() {
 	sqlite3 -cmd ".timeout 5000" "$T/state/kregress.db" "$1"
@@ -47,7 +59,8 @@ wait_status() {
 	for ((i = 0; i < $2 * 10; i++)); do
 		st=$(sql "SELECT status FROM series WHERE id = $1")
 		case $st in
-		failed | does-not-apply | fetch-failed | incomplete)
+		failed | does-not-apply | fetch-failed | incomplete | \
+		build-failed)
 			echo "$st"
 			return 0 ;;
 		esac
@@ -74,7 +87,28 @@ for i in $(seq 1 40); do echo "/* memory.c line $i */"; done \
 	>"$tree/mm/memory.c"
 printf 'obj-y := memory.o\nobj-y += mremap.o\n' >"$tree/mm/Makefile"
 echo a >"$tree/net/core/dev.c"
+# the Makefile imitates kbuild (t-build-sandbox.sh); "BROKEN" in
+# mm/memory.c makes the compile fail
 printf 'VERSION = 6\nPATCHLEVEL = 1\n' >"$tree/Makefile"
+cat >>"$tree/Makefile" <<'MK'
+SHELL := /bin/bash
+O := $(KBUILD_OUTPUT)
+tinyconfig:
+	echo 'CONFIG_64BIT=y' > $(O)/.config
+olddefconfig:
+	sort -u $(O)/.config > $(O)/.config.new
+	mv $(O)/.config.new $(O)/.config
+bzImage Image:
+	@echo '  CC      mm/memory.o'
+	@echo '  CC      init/main.o'
+	@! grep -q faster mm/memory.c || sleep 4
+	@! grep -q BROKEN mm/memory.c || { echo 'mm/memory.c:30:1: error: expected ; before }'; exit 2; }
+	mkdir -p $(O)/arch/x86/boot $(O)/arch/arm64/boot
+	echo kernel > $(O)/arch/x86/boot/bzImage
+	echo kernel > $(O)/arch/arm64/boot/Image
+	echo elf > $(O)/vmlinux
+	echo 'ffffffff81000000 T _text' > $(O)/System.map
+MK
 git_ -C "$tree" init -q && git_ -C "$tree" add -A &&
 	git_ -C "$tree" commit -q -m "Linux 6.1-ish"
 ok $? "a small git tree"
@@ -111,6 +145,12 @@ commit 5 "mm: change line 21"
 git_ -C "$work" format-patch -q --cover-letter --thread \
 	--base="$(git -C "$work" rev-parse bad~2)" --stdout bad~2..bad \
 	>"$T/bad.mbox"
+# broken: applies, but the patched kernel does not build
+git_ -C "$work" checkout -q -b broken master
+edit mm/memory.c 30 "BROKEN"
+commit 7 "mm: break the build"
+git_ -C "$work" format-patch -q --thread --base=master --stdout \
+	master..broken >"$T/broken.mbox"
 # url: one patch, served by the fake lore server as a thread
 git_ -C "$work" checkout -q -b url master
 edit Makefile 2 "PATCHLEVEL = 2"
@@ -159,6 +199,7 @@ config() {	# config LISTS TREE_LISTS [REFRESH]: the daemon's configuration
 	"url_allowlist": [ "$LORE/" ],
 	"trees": [ { "name": "small", "path": "$tree", "branch": "master",
 		     "lists": $2$refresh } ],
+	"arches": { "x86_64": { "base_config": "tinyconfig" } },
 	"lists": $1
 }
 CFG
@@ -178,15 +219,29 @@ export KREGRESS_TOKEN=$TOKEN
 "$B/kregress" submit --server "$SRV" "$T/good.mbox" >"$T/out" 2>&1
 ok $? "submit the good series"
 id=$(sed -n 's/^submitted series \([0-9]*\).*/\1/p' "$T/out")
+# its patched build sleeps 4 s after compiling: progress shows meanwhile
+for _ in $(seq 300); do
+	p=$(sql "SELECT b.status || ':' || b.objects_compiled FROM build b
+		JOIN series_build sb ON sb.build_id = b.id
+		WHERE sb.series_id = $id AND sb.side = 'patched'")
+	[ "$p" = building:2 ] && break
+	sleep 0.1
+done
+test "$p" = building:2
+ok $? "progress: the running patched build shows its compiled objects"
+"$B/kregress" status --server "$SRV" "$id" >"$T/progress.txt"
+grep -q "^  build:       x86_64 patched .* building, 2 objects" \
+	"$T/progress.txt"
+ok $? "kregress status shows the build in progress"
 st=$(wait_status "$id" 60)
 ok $? "the good series reached a final status ($st)"
 test "$st|$(sql "SELECT status_reason FROM series WHERE id = $id")" = \
-	"failed|build: not implemented yet"
-ok $? "it went past fetch and apply and stopped at build"
+	"failed|run: not implemented yet"
+ok $? "it went past fetch, apply and build and stopped at run"
 test "$(sql "SELECT group_concat(kind || ':' || state, ' ') FROM
 	(SELECT kind, state FROM job WHERE series_id = $id ORDER BY id)")" = \
-	"fetch:done apply:done build:failed"
-ok $? "jobs: fetch done, apply done, build failed"
+	"fetch:done apply:done build:done run:failed"
+ok $? "jobs: fetch, apply, build done, run failed"
 "$B/kregress" status --server "$SRV" --json "$id" >"$T/good.json"
 ok $? "kregress status ID --json"
 head=$(json "$T/good.json" 'd["patches"][-1]["applied_commit"]')
@@ -204,7 +259,19 @@ test "$(json "$T/good.json" '"%s %s %s" % (d["tree"], d["base_used"], d["base_so
 ok $? "base: the series' base-commit, on tree small"
 json "$T/good.json" 'd["base_reason"]' | grep -q "tree small: the first configured"
 ok $? "the base reason says how the tree was chosen"
+test "$(json "$T/good.json" '[(b["arch"], b["side"], b["commit_id"], b["status"], b["objects_compiled"], b["warnings"], b["new_warnings"] if b["side"] == "patched" else None, b["image_path"] is not None) for b in d["builds"]]')" = \
+	"[('x86_64', 'base', '$base', 'ok', 2, 0, None, True), ('x86_64', 'patched', '$head', 'ok', 2, 0, 0, True)]"
+ok $? "builds: base then patched, x86_64, ok, objects counted, images"
+test -s "$(json "$T/good.json" 'd["builds"][1]["log_path"]')"
+ok $? "the patched build's log is kept"
+grep -q "build: series $id: x86_64 patched .*: ok" "$T/daemon.log"
+ok $? "the daemon logs the build"
 "$B/kregress" status --server "$SRV" "$id" >"$T/good.txt"
+grep -q "^  build:       x86_64 patched ${head:0:12} ok, 2 objects" "$T/good.txt"
+ok $? "kregress status ID shows the builds"
+"$B/kregress" watch --server "$SRV" "$id" >"$T/watch.txt" 2>&1
+grep -q "; build: x86_64 base ${base:0:12} ok, 2 objects" "$T/watch.txt"
+ok $? "kregress watch ID shows the builds"
 grep -q "^  base:        $base (base-commit: " "$T/good.txt" &&
 	grep -q "^        commit $head (libgit2)" "$T/good.txt"
 ok $? "kregress status ID shows the base and the patched commits"
@@ -235,13 +302,29 @@ ok $? "patch 1 applied before patch 2 failed"
 grep -q "^  not applied: patch 2/2 mm/memory.c @@ -18,7 +18,7 @@" "$T/bad.txt"
 ok $? "kregress status shows the failing patch"
 
+# --- a series that breaks the build ----------------------------------------
+"$B/kregress" submit --server "$SRV" "$T/broken.mbox" >"$T/out" 2>&1
+id4=$(sed -n 's/^submitted series \([0-9]*\).*/\1/p' "$T/out")
+st=$(wait_status "$id4" 60)
+test "$st|$(sql "SELECT status_reason FROM series WHERE id = $id4")" = \
+	"build-failed|build: x86_64: mm/memory.c: error: expected ; before }"
+ok $? "a patch that breaks the build: build-failed with the error line ($st)"
+test "$(sql "SELECT sb.side || ':' || b.status || ':' || b.cached FROM
+	series_build sb JOIN build b ON b.id = sb.build_id
+	WHERE sb.series_id = $id4 ORDER BY sb.side" | tr '\n' ' ')" = \
+	"base:ok:1 patched:failed:0 "
+ok $? "its base build came from the cache; the patched build failed"
+test "$(sql "SELECT count(*) FROM job WHERE series_id = $id4 AND
+	kind = 'run'")" = 0
+ok $? "no run queued for it"
+
 # --- a URL to the fake lore server -------------------------------------------
 "$B/kregress" submit --server "$SRV" "$LORE/lkml/url-1@example.org/" \
 	>"$T/out" 2>&1
 id3=$(sed -n 's/^submitted series \([0-9]*\).*/\1/p' "$T/out")
 st=$(wait_status "$id3" 60)
 test "$st|$(sql "SELECT status_reason FROM series WHERE id = $id3")" = \
-	"failed|build: not implemented yet"
+	"failed|run: not implemented yet"
 ok $? "a URL submission is fetched and applied ($st)"
 grep -qx "/lkml/url-1@example.org/t.mbox.gz" "$T/lore.log"
 ok $? "the thread was fetched from the fake lore server"
@@ -279,7 +362,7 @@ test "$r" = "$up" &&
 ok $? "the tree refresher fetched the remote into refs/remotes/kregress/master"
 st=$(wait_status "$w" 60)
 test "$st|$(sql "SELECT status_reason FROM series WHERE id = $w")" = \
-	"failed|build: not implemented yet"
+	"failed|run: not implemented yet"
 ok $? "the watched series is fetched and applied ($st)"
 sql "SELECT base_reason FROM series WHERE id = $w" |
 	grep -q "tree small: it lists netdev"

@@ -134,6 +134,10 @@ static void test_table(void)
 	   "fetch is implemented");
 	ok(pipeline_stage_find(NULL, "apply")->run != NULL,
 	   "apply is implemented");
+	ok(pipeline_stage_find(NULL, "build")->run != NULL,
+	   "build is implemented");
+	ok(pipeline_stage_find(NULL, "run")->run == NULL,
+	   "run is not implemented yet");
 	ok(pipeline_stage_find(NULL, "bogus") == NULL, "unknown kind");
 	is_str(pipeline_stage_find(NULL, "report")->done, "done",
 	       "report ends in done");

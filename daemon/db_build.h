@@ -1,0 +1,48 @@
+/*
+ * db_build.h - the build stage's SQL: what it reads of an applied series
+ * (tree, base, head commit) and the build rows it writes (0001 build +
+ * 0003 columns) with their link to the series (0004 series_build).
+ * Functions join the caller's transaction when one is open and return 0
+ * or -1 (logged).
+ */
+#ifndef KREGRESS_DB_BUILD_H
+#define KREGRESS_DB_BUILD_H
+
+struct build_result;
+struct db;
+
+struct db_build_source {
+	long long tree_id;
+	char *tree_path;	/* tree.path */
+	char *base;		/* series.base_used */
+	char *head;		/* applied_commit of the last patch */
+};
+
+void db_build_source_release(struct db_build_source *src);
+
+/* Reads series id; -1 if it is missing (fields NULL when not applied). */
+int db_build_source(struct db *db, long long id,
+		    struct db_build_source *src);
+
+/*
+ * The build row of (commit, arch, config_key), created if missing, set to
+ * status "building" (progress cleared), and linked to series id as side
+ * ("base" | "patched").  *build_id receives the row id.
+ */
+int db_build_start(struct db *db, long long series_id, long long tree_id,
+		   const char *commit, const char *arch,
+		   const char *config_key, const char *side,
+		   long long *build_id);
+
+/* Progress of a running build: objects compiled and expected (0 unknown). */
+int db_build_progress(struct db *db, long long build_id, int compiled,
+		      int expected);
+
+/* The final result res ("ok" | "failed") of build row build_id. */
+int db_build_finish(struct db *db, long long build_id,
+		    const struct build_result *res);
+
+/* A build that produced no result: status "failed" with reason. */
+int db_build_error(struct db *db, long long build_id, const char *reason);
+
+#endif

@@ -1,0 +1,38 @@
+/*
+ * stage_build.h - the pipeline's build stage: an applied series is built,
+ * base and patched, for every configured arch.
+ *
+ * For each arch of the configuration (x86_64 first, then arm64), the base
+ * commit (series.base_used) is built first, then the head of the series
+ * (the last patch's applied_commit) with the base as base_rev, so the
+ * patched build goes through the same slot incrementally and its new
+ * warnings are counted against the base (build.c, the code behind
+ * `kregress build`).  Each build has one row in `build` per (commit,
+ * arch, configuration key), shared between series, linked to the series
+ * in series_build (side base | patched); while make runs, the row's
+ * objects_compiled/objects_expected are updated at most every 2 s.
+ * Limits come from the configuration (limits.build_timeout_s,
+ * log_max_bytes, build_memory_mb); the cache directory from
+ * $KREGRESS_CACHE (default /var/cache/kregress), the config fragments
+ * from $KREGRESS_CONFIG_DIR (default DATADIR/configs) plus the arch's
+ * configured fragments.
+ *
+ * Outcomes: PIPELINE_OK (series "built", next "run"); PIPELINE_FAIL with
+ * "build-failed" and "ARCH: FIRST ERROR LINE" (or the build's reason)
+ * when the patched kernel does not build (a result); PIPELINE_FAIL with
+ * "failed" when the base does not build ("ARCH: base COMMIT does not
+ * build: ...") or the series was never applied or no arch is configured;
+ * PIPELINE_RETRY when no build result could be produced or stored.
+ * A stop request is honoured between builds only: build_run() has no
+ * cancel, so a running build finishes (bounded by its timeout) first.
+ */
+#ifndef KREGRESS_STAGE_BUILD_H
+#define KREGRESS_STAGE_BUILD_H
+
+#include "pipeline.h"
+
+enum pipeline_result stage_build(struct pipeline_ctx *ctx,
+				 const struct job *job,
+				 struct pipeline_outcome *out);
+
+#endif
