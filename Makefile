@@ -170,7 +170,8 @@ serve: programs
 		chgrp kvm /dev/kvm && chmod 0660 /dev/kvm; fi
 	@virsh -q -c qemu:///system uri >/dev/null 2>&1 || \
 		{ virtlogd -d && libvirtd -d; }
-	$(BUILD)/kregressd -c $(RUN_CONFIG)
+	KREGRESS_CONFIG_DIR=$(CURDIR)/builders/configs \
+		$(BUILD)/kregressd -c $(RUN_CONFIG)
 .PHONY: run serve
 
 install: programs $(INSTALL_EXTRA)

@@ -11,19 +11,6 @@
 #include "db_build.h"
 #include "log.h"
 
-static char *dup_col(sqlite3_stmt *st, int col)
-{
-	const unsigned char *s = sqlite3_column_text(st, col);
-	char *d;
-
-	if (!s)
-		return NULL;
-	d = strdup((const char *)s);
-	if (!d)
-		die("build", "out of memory");
-	return d;
-}
-
 void db_build_source_release(struct db_build_source *src)
 {
 	free(src->tree_path);
@@ -51,9 +38,9 @@ int db_build_source(struct db *db, long long id,
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
 		src->tree_id = sqlite3_column_int64(st, 0);
-		src->tree_path = dup_col(st, 1);
-		src->base = dup_col(st, 2);
-		src->head = dup_col(st, 3);
+		src->tree_path = db_column_strdup(st, 1);
+		src->base = db_column_strdup(st, 2);
+		src->head = db_column_strdup(st, 3);
 		ret = 0;
 	} else if (rc == SQLITE_DONE) {
 		error("build", "series %lld: no such series", id);

@@ -65,11 +65,15 @@ static void test_example(void)
 	   "both arches");
 	is_str(cfg->arches[CONFIG_ARCH_ARM64].cross_compile,
 	       "aarch64-linux-gnu-", "arm64 cross prefix");
-	ok(cfg->arches[CONFIG_ARCH_X86_64].fragments[0][0] == '/',
-	   "fragment path made absolute");
-	strbuf_addstr(&want, "/builders/configs/x86_64-mm.config");
-	ok(strstr(cfg->arches[CONFIG_ARCH_X86_64].fragments[0], want.buf) !=
-	   NULL, "fragment relative to the config's directory");
+	is_int(cfg->arches[CONFIG_ARCH_X86_64].n_fragments, 0,
+	       "no fragments beyond builders/configs' own");
+	ok(cfg->plans[CONFIG_ARCH_X86_64][CONFIG_ACCEL_TCG][0] == '/',
+	   "plan path made absolute");
+	strbuf_addstr(&want, "/workloads/plans/default-tcg.plan");
+	ok(strstr(cfg->plans[CONFIG_ARCH_X86_64][CONFIG_ACCEL_TCG],
+		  want.buf) != NULL && !access(cfg->plans[CONFIG_ARCH_X86_64]
+					       [CONFIG_ACCEL_TCG], R_OK),
+	   "plan relative to the config's directory, and it exists");
 	is_int(cfg->n_hosts, 2, "two hosts");
 	is_int(cfg->hosts[1].arch, CONFIG_ARCH_ARM64, "host arch");
 	is_int(cfg->hosts[1].accel, CONFIG_ACCEL_TCG, "host accel");
