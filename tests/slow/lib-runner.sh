@@ -64,19 +64,12 @@ initrd_for() {
 }
 
 # initrd_workloads ARCH OUT: the workloads' /init and programs
-# ($KREGRESS_BUILD/workloads/<arch>/) as an initramfs.
+# ($KREGRESS_BUILD/workloads/<arch>/) as an initramfs packed by
+# kregress initramfs.
 initrd_workloads() {
-	local arch=$1 out=$2 wdir d
-	wdir=$KREGRESS_BUILD/workloads/x86_64
-	[ "$arch" = arm64 ] && wdir=$KREGRESS_BUILD/workloads/aarch64
+	local wdir=$KREGRESS_BUILD/workloads/x86_64
+	[ "$1" = arm64 ] && wdir=$KREGRESS_BUILD/workloads/aarch64
 	[ -x "$wdir/init" ] || return 1
-	d=$tmp/wl-$arch
-	mkdir -p "$d/dev" "$d/bin"
-	cp "$wdir/init" "$d/init" || return 1
-	for f in "$wdir"/*; do
-		[ "$(basename "$f")" = init ] || cp "$f" "$d/bin/" || return 1
-	done
-	[ -e "$d/dev/console" ] || mknod "$d/dev/console" c 5 1 || return 1
-	(cd "$d" && find . -mindepth 1 | sed 's|^\./||' |
-		cpio --quiet -o -H newc -R 0:0) | gzip -1 >"$out"
+	"$KREGRESS_BUILD/kregress" initramfs --gzip --workloads "$wdir" \
+		--out "$2" >/dev/null
 }
