@@ -17,6 +17,7 @@
 #include "jobq.h"
 #include "pipeline.h"
 #include "strbuf.h"
+#include "dbquery.h"
 #include "tap.h"
 
 static char dir[] = "/tmp/t-intake.XXXXXX";
@@ -29,30 +30,6 @@ static const struct pipeline_stage stages[] = {
 	{ "apply", "applying", "applied", "does-not-apply", "build", NULL },
 	{ NULL, NULL, NULL, NULL, NULL, NULL },
 };
-
-static __attribute__((format(printf, 2, 3)))
-char *q_str(struct db *db, const char *fmt, ...)
-{
-	static char buf[1024];
-	sqlite3_stmt *st;
-	char sql[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(sql, sizeof(sql), fmt, ap);
-	va_end(ap);
-	snprintf(buf, sizeof(buf), "(error)");
-	if (sqlite3_prepare_v2(db_sqlite(db), sql, -1, &st, NULL) != SQLITE_OK)
-		return buf;
-	if (sqlite3_step(st) == SQLITE_ROW)
-		snprintf(buf, sizeof(buf), "%s",
-			 sqlite3_column_text(st, 0) ?
-			 (const char *)sqlite3_column_text(st, 0) : "(null)");
-	else
-		snprintf(buf, sizeof(buf), "(none)");
-	sqlite3_finalize(st);
-	return buf;
-}
 
 /* A series row holding an mbox fixture, or a URL; its fetch job queued. */
 static long long new_series(struct db *db, const char *fixture,

@@ -19,33 +19,10 @@
 #include "jobq.h"
 #include "pipeline.h"
 #include "strbuf.h"
+#include "dbquery.h"
 #include "tap.h"
 
 static char dir[] = "/tmp/t-stage-build.XXXXXX";
-
-static __attribute__((format(printf, 2, 3)))
-char *q_str(struct db *db, const char *fmt, ...)
-{
-	static char buf[1024];
-	sqlite3_stmt *st;
-	char sql[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(sql, sizeof(sql), fmt, ap);
-	va_end(ap);
-	snprintf(buf, sizeof(buf), "(error)");
-	if (sqlite3_prepare_v2(db_sqlite(db), sql, -1, &st, NULL) != SQLITE_OK)
-		return buf;
-	if (sqlite3_step(st) == SQLITE_ROW)
-		snprintf(buf, sizeof(buf), "%s",
-			 sqlite3_column_text(st, 0) ?
-			 (const char *)sqlite3_column_text(st, 0) : "(null)");
-	else
-		snprintf(buf, sizeof(buf), "(none)");
-	sqlite3_finalize(st);
-	return buf;
-}
 
 static const char *state(struct db *db, long long id)
 {
