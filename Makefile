@@ -174,12 +174,13 @@ serve: programs
 		$(BUILD)/kregressd -c $(RUN_CONFIG)
 .PHONY: run serve
 
+# The migrations are compiled into the binaries; the example configuration
+# is installed for the administrator to copy to /etc/kregress.
 install: programs $(INSTALL_EXTRA)
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) \
-		$(DESTDIR)$(DATADIR)/schema
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) $(DESTDIR)$(DATADIR)
 	install -m 755 $(BUILD)/kregress $(DESTDIR)$(BINDIR)/kregress
 	install -m 755 $(BUILD)/kregressd $(DESTDIR)$(SBINDIR)/kregressd
-	install -m 644 schema/*.sql $(DESTDIR)$(DATADIR)/schema/
+	install -m 644 config.example.json $(DESTDIR)$(DATADIR)/
 .PHONY: install
 
 clean:
