@@ -52,18 +52,6 @@ int db_build_source(struct db *db, long long id,
 	return ret;
 }
 
-/* Steps a statement expected to return no row; resets it. */
-static int step_done(struct db *db, sqlite3_stmt *st, const char *what)
-{
-	int rc = sqlite3_step(st);
-
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE)
-		return error("build", "%s: %s", what,
-			     sqlite3_errmsg(db_sqlite(db)));
-	return 0;
-}
-
 int db_build_start(struct db *db, long long series_id, long long tree_id,
 		   const char *commit, const char *arch,
 		   const char *config_key, const char *side,
@@ -89,7 +77,7 @@ int db_build_start(struct db *db, long long series_id, long long tree_id,
 	sqlite3_bind_text(st, 3, arch, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 4, config_key, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 5, (long long)time(NULL));
-	if (step_done(db, st, "build row"))
+	if (db_step_done(db, st, "build", "build row"))
 		return -1;
 	st = db_stmt(db, "SELECT id FROM build WHERE commit_id = ?1 AND "
 		     "arch = ?2 AND config_hash = ?3");
@@ -113,7 +101,7 @@ int db_build_start(struct db *db, long long series_id, long long tree_id,
 	sqlite3_bind_int64(st, 2, *build_id);
 	sqlite3_bind_text(st, 3, arch, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 4, side, -1, SQLITE_STATIC);
-	return step_done(db, st, "series_build row");
+	return db_step_done(db, st, "build", "series_build row");
 }
 
 int db_build_progress(struct db *db, long long build_id, int compiled,
@@ -130,7 +118,7 @@ int db_build_progress(struct db *db, long long build_id, int compiled,
 		sqlite3_bind_int(st, 3, expected);
 	else
 		sqlite3_bind_null(st, 3);
-	return step_done(db, st, "build progress");
+	return db_step_done(db, st, "build", "build progress");
 }
 
 static void bind_text_or_null(sqlite3_stmt *st, int i, const char *s)
@@ -180,7 +168,7 @@ int db_build_finish(struct db *db, long long build_id,
 	bind_text_or_null(st, 15, res->dropped.buf);
 	sqlite3_bind_int64(st, 16, (long long)(res->cpu_s * 1000));
 	bind_text_or_null(st, 17, res->dir);
-	ret = step_done(db, st, "build result");
+	ret = db_step_done(db, st, "build", "build result");
 	strbuf_release(&log);
 	return ret;
 }
@@ -194,5 +182,5 @@ int db_build_error(struct db *db, long long build_id, const char *reason)
 		return -1;
 	sqlite3_bind_int64(st, 1, build_id);
 	bind_text_or_null(st, 2, reason);
-	return step_done(db, st, "build error");
+	return db_step_done(db, st, "build", "build error");
 }
