@@ -195,9 +195,11 @@ ok $? "no server: says where it tried"
 kr status -c "$T/no-such-config.json"
 test $? = 1
 ok $? "unreadable config named with -c: error"
+# One query, one snapshot: the daemon may queue series 1's next job at any
+# moment, and two separate counts would see different tables.
 test "$(sql "SELECT count(*) FROM series")" = 2 &&
-	test "$(sql "SELECT count(*) FROM job")" = \
-		"$(sql "SELECT count(*) FROM job WHERE series_id IN (1, 2)")"
+	test "$(sql "SELECT count(*) = count(CASE WHEN series_id IN (1, 2)
+		     THEN 1 END) FROM job")" = 1
 ok $? "bad input wrote no series and no job"
 
 curl -s "$SRV/api/v1/health" >"$T/out"
