@@ -19,14 +19,13 @@
 #include "cli_boot.h"
 #include "console.h"
 #include "log.h"
-#include "plan.h"
+#include "plan_file.h"
 #include "probe.h"
 #include "runner.h"
 #include "strbuf.h"
 #include "vm.h"
 
 #define RESULT_LINES_MAX	(1 << 20)	/* bytes of result lines kept */
-#define BOOT_PLAN_CMDLINE_MAX	1536	/* of the kernel's 2048 bytes */
 
 /* Collects the guest's "KREGRESS" lines from the console as they come. */
 struct collect {
@@ -110,53 +109,6 @@ static int parse_uint(const char *s, unsigned int max, unsigned int *out)
 		return error("boot", "%s: not a number up to %u", s, max);
 	*out = (unsigned int)v;
 	return 0;
-}
-
-/*
- * The plan travels on the kernel command line as kregress.plan="a;b;c"
- * (plan.h): comments and blank lines dropped, lines joined by ';'.  The
- * command line is at most 2048 bytes on x86_64 and arm64, so a longer plan
- * is refused here instead of being cut by the kernel.
- */
-static int plan_to_cmdline(const char *path, struct strbuf *out)
-{
-	struct strbuf text = STRBUF_INIT, val = STRBUF_INIT;
-	static struct plan plan;
-	char err[256], *line, *save = NULL;
-	int ret = -1;
-
-	if (strbuf_read_file(&text, path, PLAN_TEXT_MAX) < 0)
-		goto out;
-	if (plan_parse(&plan, text.buf, text.len, err, sizeof(err)) < 0) {
-		error("boot", "%s: %s", path, err);
-		goto out;
-	}
-	for (line = strtok_r(text.buf, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		while (*line == ' ' || *line == '\t')
-			line++;
-		if (!*line || *line == '#')
-			continue;
-		if (strchr(line, '"') || strchr(line, ';')) {
-			error("boot", "%s: '\"' or ';' cannot go on the kernel "
-			      "command line", path);
-			goto out;
-		}
-		if (val.len)
-			strbuf_addch(&val, ';');
-		strbuf_addstr(&val, line);
-	}
-	strbuf_addf(out, "kregress.plan=\"%s\"", val.buf);
-	if (out->len > BOOT_PLAN_CMDLINE_MAX) {
-		error("boot", "%s: %zu bytes on the kernel command line, more "
-		      "than %d", path, out->len, BOOT_PLAN_CMDLINE_MAX);
-		goto out;
-	}
-	ret = 0;
-out:
-	strbuf_release(&text);
-	strbuf_release(&val);
-	return ret;
 }
 
 static int make_nonce(char *out, size_t size)
@@ -278,7 +230,7 @@ int cli_boot(int argc, char **argv)
 	    vm_accel_parse(accel, &spec.accel) < 0)
 		return CLI_USAGE;
 	if (plan) {
-		if (plan_to_cmdline(plan, &cmdline) < 0 ||
+		if (plan_file_cmdline(plan, &cmdline) < 0 ||
 		    make_nonce(nonce, sizeof(nonce)) < 0)
 			goto out;
 		strbuf_addf(&cmdline, " kregress.nonce=%s", nonce);
@@ -571,7 +523,7 @@ int cli_ab(int argc, char **argv)
 		return error("ab", "getrandom failed"), CLI_FAILED;
 	if (!nhosts)
 		uris[nhosts++] = "qemu:///system";
-	if (plan_to_cmdline(plan, &cmd) < 0)
+	if (plan_file_cmdline(plan, &cmd) < 0)
 		goto out;
 	spec.plan_cmdline = cmd.buf;
 	spec.accel = (int)acc;

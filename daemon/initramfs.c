@@ -3,6 +3,7 @@
  * Documentation/driver-api/early-userspace/buffer-format.rst) and its
  * content-addressed cache.  zlib writes the gzip variant.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -247,5 +248,99 @@ int initramfs_cached(const struct initramfs_entry *e, size_t n, int gzip,
 out:
 	strbuf_release(&a);
 	strbuf_release(&p);
+	return ret;
+}
+
+void initramfs_list_init(struct initramfs_list *l)
+{
+	memset(l, 0, sizeof(*l));
+}
+
+void initramfs_list_release(struct initramfs_list *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++) {
+		free((char *)l->e[i].src);
+		free((char *)l->e[i].dst);
+	}
+	l->n = 0;
+}
+
+int initramfs_list_add(struct initramfs_list *l, const char *src,
+		       const char *dst, unsigned int mode)
+{
+	struct initramfs_entry *e;
+
+	if (l->n == INITRAMFS_MAX_ENTRIES)
+		return error("initramfs", "more than %d files",
+			     INITRAMFS_MAX_ENTRIES);
+	e = &l->e[l->n];
+	e->src = strdup(src);
+	e->dst = strdup(dst);
+	if (!e->src || !e->dst)
+		die("initramfs", "out of memory");
+	e->mode = mode;
+	l->n++;
+	return 0;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int initramfs_list_add_workloads(struct initramfs_list *l, const char *dir)
+{
+	struct dirent *de;
+	char *names[INITRAMFS_MAX_ENTRIES];
+	size_t n = 0, i;
+	DIR *d = opendir(dir);
+	int ret = -1;
+
+	if (!d)
+		return error("initramfs", "%s: cannot open", dir);
+	while ((de = readdir(d)) != NULL) {
+		struct strbuf p = STRBUF_INIT;
+		struct stat st;
+		int exe;
+
+		if (de->d_name[0] == '.')
+			continue;
+		strbuf_addf(&p, "%s/%s", dir, de->d_name);
+		exe = !stat(p.buf, &st) && S_ISREG(st.st_mode) &&
+		      (st.st_mode & 0111);
+		strbuf_release(&p);
+		if (!exe)
+			continue;
+		if (n == INITRAMFS_MAX_ENTRIES) {
+			error("initramfs", "%s: too many files", dir);
+			goto out;
+		}
+		names[n] = strdup(de->d_name);
+		if (!names[n++])
+			die("initramfs", "out of memory");
+	}
+	qsort(names, n, sizeof(names[0]), cmp_name);
+	for (i = 0; i < n; i++) {
+		struct strbuf src = STRBUF_INIT, dst = STRBUF_INIT;
+		int r;
+
+		strbuf_addf(&src, "%s/%s", dir, names[i]);
+		if (!strcmp(names[i], "init"))
+			strbuf_addstr(&dst, "/init");
+		else
+			strbuf_addf(&dst, "/bin/%s", names[i]);
+		r = initramfs_list_add(l, src.buf, dst.buf, 0755);
+		strbuf_release(&src);
+		strbuf_release(&dst);
+		if (r)
+			goto out;
+	}
+	ret = 0;
+out:
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	closedir(d);
 	return ret;
 }

@@ -56,4 +56,26 @@ int initramfs_write(const struct initramfs_entry *e, size_t n, int gzip,
 int initramfs_cached(const struct initramfs_entry *e, size_t n, int gzip,
 		     const char *cache_dir, char **path);
 
+/* An entry list that owns copies of its strings. */
+struct initramfs_list {
+	struct initramfs_entry e[INITRAMFS_MAX_ENTRIES];
+	size_t n;
+};
+
+void initramfs_list_init(struct initramfs_list *l);
+void initramfs_list_release(struct initramfs_list *l);
+
+/* Appends a copy of (src, dst, mode); -1 (logged) when the list is full. */
+int initramfs_list_add(struct initramfs_list *l, const char *src,
+		       const char *dst, unsigned int mode);
+
+/*
+ * Appends the guest side of the workloads module's per-arch output
+ * directory: dir/init becomes /init, every other executable regular file
+ * in dir becomes /bin/NAME (mode 0755), in name order so that the archive
+ * does not depend on readdir order.  -1 (logged) on an unreadable
+ * directory or too many files.
+ */
+int initramfs_list_add_workloads(struct initramfs_list *l, const char *dir);
+
 #endif

@@ -16,18 +16,16 @@
  * they overlap, which is what capacity means.  The seed, round and order
  * of every boot go to on_boot(), so the sequence can be reconstructed.
  */
-#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 
-#include <jansson.h>
-
 #include "console.h"
 #include "log.h"
 #include "runner.h"
+#include "sample.h"
 #include "strbuf.h"
 
 const char *runner_end_str(enum runner_end end)
@@ -41,6 +39,8 @@ const char *runner_end_str(enum runner_end end)
 		return "no-host";
 	case RUNNER_NO_SAMPLES:
 		return "no-samples";
+	case RUNNER_STOPPED:
+		return "stopped";
 	}
 	return "unknown";
 }
@@ -60,7 +60,8 @@ static double median(double *v, size_t n)
 
 static struct runner_metric *metric_get(struct runner_metric **metrics,
 					size_t *n, const char *key,
-					const char *unit, const char *dir)
+					const char *unit,
+					enum stats_direction dir)
 {
 	struct runner_metric *m;
 	size_t i;
@@ -76,12 +77,10 @@ static struct runner_metric *metric_get(struct runner_metric **metrics,
 	m = &(*metrics)[(*n)++];
 	memset(m, 0, sizeof(*m));
 	m->key = strdup(key);
-	m->unit = strdup(unit ? unit : "");
+	m->unit = strdup(unit);
 	if (!m->key || !m->unit)
 		die("runner", "out of memory");
-	m->direction = STATS_LOWER_IS_BETTER;
-	if (dir)
-		stats_direction_parse(dir, &m->direction);
+	m->direction = dir;
 	return m;
 }
 
@@ -99,7 +98,8 @@ static void metric_push(struct runner_metric *m, int side, double v)
 
 /* One boot's values of one key, before the median. */
 struct group {
-	char *key, *unit, *dir;
+	char *key;
+	struct sample s;	/* the first sample: unit and direction */
 	double *v;
 	size_t n;
 };
@@ -123,52 +123,33 @@ int runner_add_samples(struct runner_metric **metrics, size_t *nmetrics,
 		goto out;
 	}
 	for (i = 0; i < cr.nrecords; i++) {
-		json_t *rec, *v;
-		const char *w, *m;
-		char *params;
-		struct strbuf key = STRBUF_INIT;
+		struct sample s;
+		char *key;
 
-		if (strcmp(cr.records[i].type, "sample"))
+		if (!sample_parse(cr.records[i].json, &s))
 			continue;
-		rec = json_loads(cr.records[i].json, 0, NULL);
-		w = json_string_value(json_object_get(rec, "workload"));
-		m = json_string_value(json_object_get(rec, "metric"));
-		v = json_object_get(rec, "value");
-		if (!w || !m || !json_is_number(v) ||
-		    !isfinite(json_number_value(v))) {
-			json_decref(rec);
-			continue;
-		}
-		params = json_dumps(json_object_get(rec, "params"),
-				    JSON_COMPACT | JSON_SORT_KEYS |
-				    JSON_ENCODE_ANY);
-		strbuf_addf(&key, "%s %s %s", w, m, params ? params : "{}");
-		free(params);
+		key = sample_key(&s);
 		for (j = 0; j < ng; j++)
-			if (!strcmp(g[j].key, key.buf))
+			if (!strcmp(g[j].key, key))
 				break;
 		if (j == ng) {
-			const char *u, *d;
-
 			g = realloc(g, (ng + 1) * sizeof(*g));
 			if (!g)
 				die("runner", "out of memory");
-			u = json_string_value(json_object_get(rec, "unit"));
-			d = json_string_value(json_object_get(rec,
-							      "direction"));
-			g[j].key = strbuf_detach(&key, NULL);
-			g[j].unit = strdup(u ? u : "");
-			g[j].dir = d ? strdup(d) : NULL;
-			g[j].v = NULL;
-			g[j].n = 0;
+			memset(&g[j], 0, sizeof(g[j]));
 			ng++;
 		}
-		strbuf_release(&key);
 		g[j].v = realloc(g[j].v, (g[j].n + 1) * sizeof(double));
 		if (!g[j].v)
 			die("runner", "out of memory");
-		g[j].v[g[j].n++] = json_number_value(v);
-		json_decref(rec);
+		g[j].v[g[j].n++] = s.value;
+		if (!g[j].key) {	/* the group's first sample */
+			g[j].key = key;
+			g[j].s = s;
+		} else {
+			free(key);
+			sample_release(&s);
+		}
 	}
 	if (!ng) {
 		snprintf(reason, reason_size, "complete, but no samples");
@@ -176,8 +157,8 @@ int runner_add_samples(struct runner_metric **metrics, size_t *nmetrics,
 	}
 	for (j = 0; j < ng; j++) {
 		struct runner_metric *m = metric_get(metrics, nmetrics,
-						     g[j].key, g[j].unit,
-						     g[j].dir);
+						     g[j].key, g[j].s.unit,
+						     g[j].s.direction);
 
 		if (!m)
 			continue;
@@ -189,8 +170,7 @@ int runner_add_samples(struct runner_metric **metrics, size_t *nmetrics,
 out:
 	for (j = 0; j < ng; j++) {
 		free(g[j].key);
-		free(g[j].unit);
-		free(g[j].dir);
+		sample_release(&g[j].s);
 		free(g[j].v);
 	}
 	free(g);
@@ -291,6 +271,19 @@ static int boot_once(struct run *r, int hi, const struct slot *sl,
 	bs.console_log = log.buf;
 	strbuf_addf(&end, "KREGRESS 1 %s END ", nonce);
 	bs.end_marker = end.buf;
+	b.round = r->round;
+	b.order = sl->order;
+	b.side = sl->side;
+	b.attempt = attempt;
+	b.host = h->sched.uri;
+	b.nonce = nonce;
+	b.console_log = log.buf;
+	b.reason = "";
+	if (s->on_start) {
+		pthread_mutex_lock(&r->lock);
+		s->on_start(s->opaque, &b);
+		pthread_mutex_unlock(&r->lock);
+	}
 	vm_boot(h->vm, &bs, &vr);
 	if (vr.status != VM_STATUS_OK) {
 		snprintf(reason, sizeof(reason), "%s: %s",
@@ -318,13 +311,6 @@ static int boot_once(struct run *r, int hi, const struct slot *sl,
 		r->rep->failed_boots++;
 	else
 		r->ok[sl->side]++;
-	b.round = r->round;
-	b.order = sl->order;
-	b.side = sl->side;
-	b.attempt = attempt;
-	b.host = h->sched.uri;
-	b.nonce = nonce;
-	b.console_log = log.buf;
 	b.vm = &vr;
 	b.complete = added >= 0;
 	b.reason = reason;
@@ -340,12 +326,17 @@ static int boot_once(struct run *r, int hi, const struct slot *sl,
 	return added >= 0;
 }
 
+static int stopped(const struct run *r)
+{
+	return r->spec->stop && *r->spec->stop;
+}
+
 static void *worker(void *arg)
 {
 	struct run *r = arg;
 
 	pthread_mutex_lock(&r->lock);
-	while (r->next < r->nslots && !r->no_host) {
+	while (r->next < r->nslots && !r->no_host && !stopped(r)) {
 		struct slot sl = r->slots[r->next++];
 		int attempt = 1, avoid = -1, hi, usable;
 
@@ -358,7 +349,8 @@ static void *worker(void *arg)
 			pthread_mutex_unlock(&r->lock);
 			usable = boot_once(r, hi, &sl, attempt);
 			pthread_mutex_lock(&r->lock);
-			if (usable || attempt >= SCHEDULE_ATTEMPTS)
+			if (usable || attempt >= SCHEDULE_ATTEMPTS ||
+			    stopped(r))
 				break;
 			r->rep->retries++;
 			attempt++;
@@ -479,6 +471,10 @@ int runner_run(const struct runner_spec *spec, struct runner_host *hosts,
 			worker(&r);
 		for (i = 0; i < started; i++)
 			pthread_join(tids[i], NULL);
+		if (stopped(&r)) {
+			rep->end = RUNNER_STOPPED;
+			goto done;
+		}
 		if (r.no_host) {
 			rep->end = RUNNER_NO_HOST;
 			break;

@@ -13,6 +13,7 @@
 #ifndef KREGRESS_RUNNER_H
 #define KREGRESS_RUNNER_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -40,7 +41,8 @@ struct runner_metric {
 	int have_result;
 };
 
-/* What on_boot() is told about each finished attempt. */
+/* What on_start() and on_boot() are told about each attempt; on_start()
+ * gets it before the boot, with vm NULL and no outcome yet. */
 struct runner_boot {
 	unsigned int round;
 	unsigned int order;	/* position in the whole run, from 0 */
@@ -68,8 +70,13 @@ struct runner_spec {
 	size_t max_per_side;	/* budget; 0 = 10 */
 	struct stats_opts stats;	/* threshold, alpha (the overall one) */
 	const char *log_dir;	/* console logs; required */
+	/* Both called with the runner's lock held, so never at once. */
+	void (*on_start)(void *opaque, const struct runner_boot *b);
 	void (*on_boot)(void *opaque, const struct runner_boot *b);
 	void *opaque;
+	/* Once *stop is non-zero (a signal handler sets it), no boot
+	 * starts; the run ends RUNNER_STOPPED when those under way end. */
+	const volatile sig_atomic_t *stop;
 };
 
 enum runner_end {
@@ -77,6 +84,7 @@ enum runner_end {
 	RUNNER_BUDGET,		/* max_per_side spent */
 	RUNNER_NO_HOST,		/* no healthy host left for the arch */
 	RUNNER_NO_SAMPLES,	/* a side produced no usable boot at all */
+	RUNNER_STOPPED,		/* *spec->stop was set */
 };
 
 const char *runner_end_str(enum runner_end end);
