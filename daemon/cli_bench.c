@@ -30,53 +30,26 @@
 #include "cli.h"
 #include "cli_bench.h"
 #include "console.h"
+#include "guest_image.h"
 #include "log.h"
 #include "plan.h"
 #include "strbuf.h"
 
-static int is_workload_dir(const char *dir)
-{
-	char path[PATH_MAX];
-
-	if (snprintf(path, sizeof(path), "%s/init", dir) >= (int)sizeof(path))
-		return 0;
-	return access(path, X_OK) == 0;
-}
-
 static int find_workloads(const char *opt, char *out, size_t size)
 {
 	const char *env = getenv("KREGRESS_WORKLOADS");
-	char exe[PATH_MAX];
 	struct utsname u;
-	ssize_t n;
-	char *slash;
 
 	if (opt || env) {
 		snprintf(out, size, "%s", opt ? opt : env);
-		if (!is_workload_dir(out))
+		if (!guest_is_workloads_dir(out))
 			return error("bench", "%s: no executable 'init' "
 				     "there (build with make)", out);
 		return 0;
 	}
 	if (uname(&u))
 		return error("bench", "uname: %s", strerror(errno));
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
-		exe[n] = 0;
-		slash = strrchr(exe, '/');
-		if (slash) {
-			*slash = 0;
-			if (snprintf(out, size, "%s/workloads/%s", exe,
-				     u.machine) < (int)size &&
-			    is_workload_dir(out))
-				return 0;
-		}
-	}
-	snprintf(out, size, "%s/workloads/%s", KREGRESS_DATADIR, u.machine);
-	if (is_workload_dir(out))
-		return 0;
-	return error("bench", "no workload binaries found for %s: use "
-		     "--workloads DIR or KREGRESS_WORKLOADS", u.machine);
+	return guest_workloads_dir(u.machine, out, size);
 }
 
 static void make_nonce(char *out, size_t size)

@@ -48,6 +48,7 @@
 #include "config.h"
 #include "db.h"
 #include "fs.h"
+#include "hosts.h"
 #include "jobq.h"
 #include "log.h"
 #include "pipeline.h"
@@ -376,7 +377,6 @@ static int run(struct config *cfg)
 	log_info("kregressd", "%s: released %d stale lease%s, failed %d "
 		 "orphaned series", cfg->database, released,
 		 released == 1 ? "" : "s", orphans);
-
 	/* Signals are read from the loop; every thread inherits the mask. */
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGTERM);
@@ -389,8 +389,12 @@ static int run(struct config *cfg)
 		error("kregressd", "signals and timers: %s", strerror(errno));
 		goto out;
 	}
-	/* After the mask: the API's threads must not take the signals. */
-	if (api_start(cfg, &api))
+	/*
+	 * After the mask: neither the API's threads nor libvirt's event
+	 * thread may take the signals.  Before any job runs again: a boot
+	 * of a killed daemon may live on.
+	 */
+	if (hosts_startup(db, cfg) || api_start(cfg, &api))
 		goto out;
 
 	w = calloc(n, sizeof(*w));

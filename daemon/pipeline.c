@@ -22,6 +22,7 @@
 #include "pipeline.h"
 #include "stage_apply.h"
 #include "stage_build.h"
+#include "stage_run.h"
 
 const struct pipeline_stage pipeline_stages[] = {
 	{ "fetch", "fetching", "fetched", "fetch-failed", "apply",
@@ -30,7 +31,7 @@ const struct pipeline_stage pipeline_stages[] = {
 	  stage_apply },
 	{ "build", "building", "built", "build-failed", "run",
 	  stage_build },
-	{ "run", "running", "ran", "boot-failed", "analyze", NULL },
+	{ "run", "running", "ran", "boot-failed", "analyze", stage_run },
 	{ "analyze", "analyzing", "analyzed", "failed", "report", NULL },
 	{ "report", "reporting", "done", "failed", NULL, NULL },
 	{ NULL, NULL, NULL, NULL, NULL, NULL },

@@ -78,12 +78,12 @@ stop() {	# stop SIGNAL: signal the daemon and return its exit status
 	return $rc
 }
 
-# run is a stage not implemented yet: its job fails honestly.
+# report is a stage not implemented yet: its job fails honestly.
 new_series() {	# prints the id of a new series with a queued run job
 	q "INSERT INTO series (subject, created_at, updated_at)
 	   VALUES ('[PATCH] mm: $1', strftime('%s'), strftime('%s'));
 	   INSERT INTO job (kind, series_id, created_at, updated_at)
-	   VALUES ('run', last_insert_rowid(), strftime('%s'),
+	   VALUES ('report', last_insert_rowid(), strftime('%s'),
 		   strftime('%s'));
 	   SELECT max(id) FROM series;"
 }
@@ -146,11 +146,11 @@ ok $? "start-up logs the stale leases it released"
 s1=$(new_series one)
 wait_q 10 "SELECT status FROM series WHERE id = $s1" failed
 is "$(q "SELECT status || '|' || status_reason FROM series WHERE id = $s1")" \
-	"failed|run: not implemented yet" "series failed with its reason"
+	"failed|report: not implemented yet" "series failed with its reason"
 is "$(q "SELECT state || '|' || last_error || '|' || attempts FROM job
 	 WHERE series_id = $s1")" "failed|not implemented yet|1" \
 	"job failed permanently with \"not implemented yet\""
-grep -q "pipeline: job [0-9]*: run of series $s1 failed: not implemented yet" "$tmp/log"
+grep -q "pipeline: job [0-9]*: report of series $s1 failed: not implemented yet" "$tmp/log"
 ok $? "log line as module: subject: message"
 
 # SIGHUP: reload, and a broken file is refused without stopping.
@@ -174,8 +174,8 @@ wait_for 10 grep -q "job [0-9]*: test hook: sleeping" "$tmp/log"
 ok $? "job claimed and sleeping in its stage"
 is "$(q "SELECT state || '|' || attempts || '|' || (lease_owner IS NOT NULL)
 	 FROM job WHERE series_id = $s2")" "running|1|1" "job leased"
-is "$(q "SELECT status FROM series WHERE id = $s2")" running \
-	"series is running"
+is "$(q "SELECT status FROM series WHERE id = $s2")" reporting \
+	"series is reporting"
 stop 9
 is "$(q "SELECT state FROM job WHERE series_id = $s2")" running \
 	"after kill -9 the lease is still held by the dead daemon"
@@ -188,7 +188,7 @@ is "$(q "SELECT state || '|' || attempts || '|' || last_error FROM job
 	 WHERE series_id = $s2")" "failed|2|not implemented yet" \
 	"the job ran again (attempt 2)"
 is "$(q "SELECT status_reason FROM series WHERE id = $s2")" \
-	"run: not implemented yet" "series reached its end"
+	"report: not implemented yet" "series reached its end"
 is "$(q "SELECT count(*) FROM job WHERE series_id = $s2")" 1 \
 	"no job duplicated"
 is "$(q "SELECT count(*) || ' ' || (SELECT count(*) FROM job) FROM series")" \

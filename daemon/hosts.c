@@ -1,0 +1,258 @@
+/*
+ * hosts.c - the configured hosts: start-up reaping, probing, opening for
+ * a run (see hosts.h).  No SQL here (db_run.c), no libvirt (vm.c).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "config.h"
+#include "db_run.h"
+#include "hosts.h"
+#include "log.h"
+#include "probe.h"
+
+/* The probe's plan: one short real workload, so a probe that passes
+ * proves that the guest side works too. */
+#define PROBE_CMDLINE	"kregress.nonce=probe kregress.plan=\"kregress-plan " \
+			"1;run page-zero-check --checks 100 --iterations 1\""
+
+static int sync_host(struct db *db, const struct config_host *ch,
+		     struct db_run_host *h)
+{
+	return db_run_host_sync(db, ch->name, ch->uri,
+				config_arch_str(ch->arch),
+				config_accel_str(ch->accel), ch->capacity, h);
+}
+
+int hosts_startup(struct db *db, const struct config *cfg)
+{
+	size_t i, j;
+
+	for (i = 0; i < cfg->n_hosts; i++) {
+		struct db_run_host h;
+
+		if (sync_host(db, &cfg->hosts[i], &h))
+			return -1;
+		db_run_host_release(&h);
+	}
+	if (db_run_hosts_stale(db))
+		return -1;
+	for (i = 0; i < cfg->n_hosts; i++) {
+		const char *uri = cfg->hosts[i].uri;
+		struct vm_host *vm;
+		int n = 0;
+
+		for (j = 0; j < i; j++)
+			if (!strcmp(cfg->hosts[j].uri, uri))
+				break;
+		if (j < i)
+			continue;	/* reaped already */
+		/* A host that is down now is probed before its next use. */
+		if (vm_host_open(uri, &vm))
+			continue;
+		if (!vm_reap(vm, NULL, &n) && n)
+			log_info("hosts", "%s: destroyed %d domain%s left by "
+				 "an earlier daemon", uri, n,
+				 n == 1 ? "" : "s");
+		vm_host_free(vm);
+	}
+	return 0;
+}
+
+/*
+ * Probes (or, for a fixed accel, reads) a host whose probe is stale and
+ * records what was found.  Returns the accel to use, or -1 (recorded as
+ * unhealthy) when the host cannot boot anything.
+ */
+static int probe(struct db *db, const struct config_host *ch,
+		 const struct db_run_host *dh, struct vm_host *vm,
+		 const struct hosts_probe_kit *kit, enum vm_arch arch)
+{
+	struct probe_result res;
+	struct probe_spec spec;
+	char reason[512];
+	const char *accel;
+
+	memset(&res, 0, sizeof(res));
+	if (ch->accel != CONFIG_ACCEL_AUTO) {
+		accel = config_accel_str(ch->accel);
+		if (vm_host_info(vm, &res.info)) {
+			db_run_host_probed(db, dh->id, NULL, NULL, 0, 0,
+					   "its capabilities cannot be read");
+			return -1;
+		}
+		db_run_host_probed(db, dh->id, accel, res.info.cpu_model,
+				   res.info.cpus, res.info.memory_kib / 1024,
+				   NULL);
+		return ch->accel == CONFIG_ACCEL_KVM ? VM_ACCEL_KVM :
+						       VM_ACCEL_TCG;
+	}
+	memset(&spec, 0, sizeof(spec));
+	spec.kernel = kit->kernel;
+	spec.initrd = kit->initrd;
+	spec.cmdline = PROBE_CMDLINE;
+	spec.arch = arch;
+	spec.log_dir = kit->log_dir;
+	if (probe_host(vm, &spec, &res)) {
+		db_run_host_probed(db, dh->id, NULL, NULL, 0, 0,
+				   "libvirt cannot be asked");
+		return -1;
+	}
+	if (!res.ok) {
+		snprintf(reason, sizeof(reason), "probe: kvm %s%s%s; tcg %s: "
+			 "%s", res.kvm_tried ? vm_status_str(res.kvm_status) :
+			 "not offered", res.kvm_reason[0] ? ": " : "",
+			 res.kvm_reason, vm_status_str(res.tcg_status),
+			 res.tcg_reason);
+		log_warn("hosts", "%s: %s", ch->name, reason);
+		db_run_host_probed(db, dh->id, NULL, res.info.cpu_model,
+				   res.info.cpus, res.info.memory_kib / 1024,
+				   reason);
+		return -1;
+	}
+	log_info("hosts", "%s: probed in %.1f s: %s%s", ch->name,
+		 res.total_s, vm_accel_str(res.accel),
+		 res.kvm_tried && res.accel == VM_ACCEL_TCG ?
+		 " (KVM did not boot the probe kernel)" : "");
+	db_run_host_probed(db, dh->id, vm_accel_str(res.accel),
+			   res.info.cpu_model, res.info.cpus,
+			   res.info.memory_kib / 1024, NULL);
+	return (int)res.accel;
+}
+
+static int probe_stale(const struct db_run_host *h)
+{
+	return !strcmp(h->accel, "auto") || !h->probed_at ||
+	       time(NULL) - h->probed_at > HOSTS_PROBE_MAX_AGE_S;
+}
+
+/* Adds an opened host to the set (takes vm). */
+static void set_add(struct hosts_set *set, const struct config_host *ch,
+		    long long id, struct vm_host *vm, enum vm_arch arch,
+		    enum vm_accel accel)
+{
+	struct runner_host *rh;
+	size_t n = set->n + 1;
+
+	set->hosts = realloc(set->hosts, n * sizeof(*set->hosts));
+	set->ids = realloc(set->ids, n * sizeof(*set->ids));
+	set->uris = realloc(set->uris, n * sizeof(*set->uris));
+	if (!set->hosts || !set->ids || !set->uris)
+		die("hosts", "out of memory");
+	set->uris[set->n] = strdup(ch->uri);
+	if (!set->uris[set->n])
+		die("hosts", "out of memory");
+	set->ids[set->n] = id;
+	rh = &set->hosts[set->n];
+	memset(rh, 0, sizeof(*rh));
+	rh->vm = vm;
+	rh->sched.uri = set->uris[set->n];
+	rh->sched.arch = arch;
+	rh->sched.accel = accel;
+	rh->sched.capacity = ch->capacity > 0 ? (unsigned int)ch->capacity : 1;
+	rh->sched.healthy = 1;
+	set->n = n;
+}
+
+/* Drops (closes) the hosts whose accel is not set->accel. */
+static void keep_accel(struct hosts_set *set)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < set->n; i++) {
+		if (set->hosts[i].sched.accel != set->accel) {
+			vm_host_free(set->hosts[i].vm);
+			free(set->uris[i]);
+			continue;
+		}
+		set->hosts[k] = set->hosts[i];
+		set->ids[k] = set->ids[i];
+		set->uris[k] = set->uris[i];
+		set->hosts[k].sched.uri = set->uris[k];
+		k++;
+	}
+	set->n = k;
+}
+
+int hosts_open(struct db *db, const struct config *cfg, int arch,
+	       const struct hosts_probe_kit *kit, struct hosts_set *set,
+	       struct strbuf *reason)
+{
+	enum vm_arch varch = arch == CONFIG_ARCH_ARM64 ? VM_ARCH_ARM64 :
+							  VM_ARCH_X86_64;
+	size_t i, configured = 0;
+	int kvm = 0;
+
+	memset(set, 0, sizeof(*set));
+	for (i = 0; i < cfg->n_hosts; i++) {
+		const struct config_host *ch = &cfg->hosts[i];
+		struct db_run_host dh;
+		struct vm_host *vm;
+		int accel;
+
+		if ((int)ch->arch != arch)
+			continue;
+		configured++;
+		if (sync_host(db, ch, &dh))
+			continue;
+		if (!probe_stale(&dh) && !dh.healthy) {
+			db_run_host_release(&dh);
+			continue;
+		}
+		if (vm_host_open(ch->uri, &vm)) {
+			db_run_host_probed(db, dh.id, NULL, NULL, 0, 0,
+					   "libvirt cannot be reached");
+			db_run_host_release(&dh);
+			continue;
+		}
+		if (probe_stale(&dh))
+			accel = probe(db, ch, &dh, vm, kit, varch);
+		else
+			accel = !strcmp(dh.accel, "kvm") ? VM_ACCEL_KVM :
+							   VM_ACCEL_TCG;
+		if (accel < 0) {
+			vm_host_free(vm);
+		} else {
+			kvm |= accel == VM_ACCEL_KVM;
+			set_add(set, ch, dh.id, vm, varch,
+				(enum vm_accel)accel);
+		}
+		db_run_host_release(&dh);
+	}
+	if (!set->n) {
+		strbuf_addf(reason, "%s: %s", config_arch_str(arch),
+			    configured ? "no configured host of this arch "
+			    "can boot a guest (see GET /api/v1/hosts)" :
+			    "no host of this arch is configured");
+		hosts_set_release(db, set);
+		return configured ? -2 : -1;
+	}
+	set->accel = kvm ? VM_ACCEL_KVM : VM_ACCEL_TCG;
+	keep_accel(set);
+	return 0;
+}
+
+void hosts_set_release(struct db *db, struct hosts_set *set)
+{
+	size_t i;
+
+	for (i = 0; i < set->n; i++) {
+		const struct schedule_host *sh = &set->hosts[i].sched;
+
+		if (!sh->healthy) {
+			char reason[128];
+
+			snprintf(reason, sizeof(reason), "%u boot failures of "
+				 "the host in a row", sh->failures);
+			db_run_host_unhealthy(db, set->ids[i], reason);
+		}
+		vm_host_free(set->hosts[i].vm);
+		free(set->uris[i]);
+	}
+	free(set->hosts);
+	free(set->ids);
+	free(set->uris);
+	memset(set, 0, sizeof(*set));
+}

@@ -1,0 +1,342 @@
+/*
+ * stage_run.c - the run stage of the pipeline (see stage_run.h).
+ * No SQL here (db_run.c), no libvirt (vm.c via hosts.c and runner.c).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "config.h"
+#include "console.h"
+#include "db_run.h"
+#include "fs.h"
+#include "guest_image.h"
+#include "hosts.h"
+#include "jobq.h"
+#include "log.h"
+#include "plan_file.h"
+#include "runner.h"
+#include "sample.h"
+#include "stage_run.h"
+#include "strbuf.h"
+
+/* What the runner's callbacks need, and what they learn. */
+struct run_state {
+	struct db *db;
+	long long series_id, run_id;
+	const struct db_run_images *im;
+	const struct hosts_set *hosts;
+	size_t ok[2];			/* complete boots per side */
+	struct strbuf last_failure[2];	/* why the last failed boot failed */
+	int db_failed;
+};
+
+static long long host_id(const struct hosts_set *set, const char *uri)
+{
+	size_t i;
+
+	for (i = 0; i < set->n; i++)
+		if (!strcmp(set->hosts[i].sched.uri, uri))
+			return set->ids[i];
+	return 0;
+}
+
+static void on_start(void *opaque, const struct runner_boot *b)
+{
+	struct run_state *st = opaque;
+	struct db_run_boot row = {
+		.run_id = st->run_id,
+		.series_id = st->series_id,
+		.build_id = st->im->build_id[b->side],
+		.host_id = host_id(st->hosts, b->host),
+		.side = schedule_side_str(b->side),
+		.seq = b->order,
+		.round = b->round,
+		.attempt = b->attempt,
+		.nonce = b->nonce,
+		.console_path = b->console_log,
+	};
+
+	if (db_run_boot_start(st->db, &row))
+		st->db_failed = 1;
+}
+
+/* The samples of a complete boot's console log; n = 0 if none. */
+static struct sample *read_samples(const char *log, const char *nonce,
+				   size_t *n)
+{
+	struct strbuf text = STRBUF_INIT;
+	struct console_result cr;
+	struct sample *s = NULL;
+	size_t i;
+
+	*n = 0;
+	if (strbuf_read_file(&text, log, CONSOLE_LOG_MAX) < 0)
+		return NULL;
+	if (console_parse(text.buf, text.len, nonce, &cr) == 0) {
+		s = calloc(cr.nrecords ? cr.nrecords : 1, sizeof(*s));
+		if (!s)
+			die("run", "out of memory");
+		for (i = 0; i < cr.nrecords; i++)
+			*n += sample_parse(cr.records[i].json, &s[*n]);
+		console_result_release(&cr);
+	}
+	strbuf_release(&text);
+	return s;
+}
+
+static void on_boot(void *opaque, const struct runner_boot *b)
+{
+	struct run_state *st = opaque;
+	struct sample *s = NULL;
+	size_t n = 0, i;
+	long long ms = (long long)((b->vm->create_s + b->vm->run_s) * 1000);
+
+	if (b->complete) {
+		s = read_samples(b->console_log, b->nonce, &n);
+		st->ok[b->side]++;
+	} else {
+		strbuf_reset(&st->last_failure[b->side]);
+		strbuf_addstr(&st->last_failure[b->side], b->reason);
+	}
+	if (db_run_boot_finish(st->db, b->nonce, b->complete ? "ok" :
+			       vm_status_str(b->vm->status),
+			       b->complete ? NULL : b->reason,
+			       b->vm->domain, ms, s, n))
+		st->db_failed = 1;
+	for (i = 0; i < n; i++)
+		sample_release(&s[i]);
+	free(s);
+}
+
+static const char *env_or(const char *name, const char *dflt)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? v : dflt;
+}
+
+/* The plan for arch and accel, rendered for the kernel command line. */
+static int plan_cmdline(const struct config *cfg, int arch,
+			enum vm_accel accel, struct strbuf *cmd,
+			struct strbuf *reason)
+{
+	int k = accel == VM_ACCEL_KVM ? CONFIG_ACCEL_KVM : CONFIG_ACCEL_TCG;
+	const char *path = cfg->plans[arch][k];
+	struct strbuf dflt = STRBUF_INIT;
+	int ret = 0;
+
+	if (!path) {
+		strbuf_addf(&dflt, "%s/plans/default-%s.plan",
+			    KREGRESS_DATADIR, vm_accel_str(accel));
+		path = dflt.buf;
+	}
+	if (plan_file_cmdline(path, cmd)) {
+		strbuf_addf(reason, "%s: the plan %s cannot be used (see the "
+			    "log)", config_arch_str(arch), path);
+		ret = -1;
+	}
+	strbuf_release(&dflt);
+	return ret;
+}
+
+/* Why a run that produced no complete boot on some side failed. */
+static enum pipeline_result no_samples(const struct run_state *st,
+				       const char *arch,
+				       struct pipeline_outcome *out)
+{
+	int side = st->ok[SCHEDULE_BASE] ? SCHEDULE_PATCHED : SCHEDULE_BASE;
+
+	strbuf_addf(&out->reason, "%s: the %s kernel did not boot to a "
+		    "complete result: %s", arch,
+		    side == SCHEDULE_BASE ? "base" : "patched",
+		    st->last_failure[side].len ? st->last_failure[side].buf :
+		    "no boot finished");
+	out->fail_status = side == SCHEDULE_BASE ? "failed" : NULL;
+	return PIPELINE_FAIL;
+}
+
+static enum pipeline_result run_arch(struct pipeline_ctx *ctx,
+				     const struct job *job, int arch,
+				     struct pipeline_outcome *out)
+{
+	const struct config *cfg = ctx->cfg;
+	const char *name = config_arch_str(arch);
+	const char *cache = env_or("KREGRESS_CACHE", "/var/cache/kregress");
+	struct db_run_images im;
+	struct hosts_set set;
+	struct hosts_probe_kit kit;
+	struct runner_spec spec;
+	struct runner_report rep;
+	struct run_state st;
+	struct strbuf dir = STRBUF_INIT, cmd = STRBUF_INIT;
+	enum pipeline_result r = PIPELINE_FAIL;
+	char *initrd = NULL;
+	uint64_t seed;
+	int ret;
+
+	memset(&set, 0, sizeof(set));
+	memset(&rep, 0, sizeof(rep));
+	memset(&st, 0, sizeof(st));
+	strbuf_init(&st.last_failure[0]);
+	strbuf_init(&st.last_failure[1]);
+	ret = db_run_images(ctx->db, job->series_id, name, &im);
+	if (ret) {
+		if (ret < 0)
+			return PIPELINE_RETRY;
+		strbuf_addf(&out->reason, "%s: the build stage left no base "
+			    "and patched images", name);
+		return PIPELINE_FAIL;
+	}
+	if (guest_initramfs(name, cache, &initrd)) {
+		strbuf_addf(&out->reason, "%s: the guest initramfs cannot be "
+			    "packed (see the log)", name);
+		goto out;
+	}
+	strbuf_addf(&dir, "%s/runs/series-%lld", cfg->state_dir,
+		    job->series_id);
+	if (fs_mkdir_p(dir.buf, 0755)) {
+		r = PIPELINE_RETRY;
+		strbuf_addf(&out->reason, "%s: cannot create", dir.buf);
+		goto out;
+	}
+	kit.kernel = im.image[SCHEDULE_BASE];
+	kit.initrd = initrd;
+	kit.log_dir = dir.buf;
+	ret = hosts_open(ctx->db, cfg, arch, &kit, &set, &out->reason);
+	if (ret) {
+		r = ret == -1 ? PIPELINE_FAIL : PIPELINE_RETRY;
+		goto out;
+	}
+	if (plan_cmdline(cfg, arch, set.accel, &cmd, &out->reason))
+		goto out;
+	if (getrandom(&seed, sizeof(seed), 0) != (ssize_t)sizeof(seed)) {
+		strbuf_addstr(&out->reason, "getrandom failed");
+		r = PIPELINE_RETRY;
+		goto out;
+	}
+	st.db = ctx->db;
+	st.series_id = job->series_id;
+	st.im = &im;
+	st.hosts = &set;
+	if (db_run_start(ctx->db, job->series_id, name,
+			 vm_accel_str(set.accel), seed, cmd.buf, &st.run_id)) {
+		r = PIPELINE_RETRY;
+		strbuf_addstr(&out->reason, "storing the run failed");
+		goto out;
+	}
+	strbuf_reset(&dir);
+	strbuf_addf(&dir, "%s/runs/%lld", cfg->state_dir, st.run_id);
+	if (fs_mkdir_p(dir.buf, 0755)) {
+		r = PIPELINE_RETRY;
+		strbuf_addf(&out->reason, "%s: cannot create", dir.buf);
+		goto out;
+	}
+
+	memset(&spec, 0, sizeof(spec));
+	spec.kernel[SCHEDULE_BASE] = im.image[SCHEDULE_BASE];
+	spec.kernel[SCHEDULE_PATCHED] = im.image[SCHEDULE_PATCHED];
+	spec.initrd[SCHEDULE_BASE] = spec.initrd[SCHEDULE_PATCHED] = initrd;
+	spec.plan_cmdline = cmd.buf;
+	spec.arch = set.hosts[0].sched.arch;
+	spec.accel = (int)set.accel;
+	spec.timeout_s = (unsigned int)cfg->limits.boot_timeout_s;
+	spec.seed = seed;
+	spec.max_per_side = (size_t)cfg->stats.max_boots_per_side;
+	stats_opts_init(&spec.stats);
+	spec.stats.threshold = cfg->stats.threshold_pct / 100;
+	spec.stats.alpha = cfg->stats.alpha;
+	spec.stats.min_samples = (size_t)cfg->stats.min_samples;
+	spec.log_dir = dir.buf;
+	spec.on_start = on_start;
+	spec.on_boot = on_boot;
+	spec.opaque = &st;
+	spec.stop = ctx->stop;
+	log_info("run", "series %lld: %s run %lld on %zu %s host%s, seed "
+		 "%llu", job->series_id, name, st.run_id, set.n,
+		 vm_accel_str(set.accel), set.n == 1 ? "" : "s",
+		 (unsigned long long)seed);
+	if (runner_run(&spec, set.hosts, set.n, &rep)) {
+		strbuf_addf(&out->reason, "%s: the run could not start (see "
+			    "the log)", name);
+		db_run_finish(ctx->db, st.run_id, "no-host", 0);
+		goto out;
+	}
+	if (db_run_finish(ctx->db, st.run_id, rep.end == RUNNER_STOPPED ?
+			  "interrupted" : runner_end_str(rep.end),
+			  rep.rounds) || st.db_failed) {
+		r = PIPELINE_RETRY;
+		strbuf_addstr(&out->reason, "storing boots failed");
+		goto out;
+	}
+	log_info("run", "series %lld: %s run %lld: %s after %u rounds, %u "
+		 "boots (%u failed)", job->series_id, name, st.run_id,
+		 runner_end_str(rep.end), rep.rounds, rep.boots,
+		 rep.failed_boots);
+	switch (rep.end) {
+	case RUNNER_DECIDED:
+	case RUNNER_BUDGET:
+		r = PIPELINE_OK;
+		break;
+	case RUNNER_STOPPED:
+		r = PIPELINE_INTERRUPTED;
+		break;
+	case RUNNER_NO_HOST:
+		strbuf_addf(&out->reason, "%s: every host failed during the "
+			    "run", name);
+		r = PIPELINE_RETRY;
+		break;
+	case RUNNER_NO_SAMPLES:
+		r = no_samples(&st, name, out);
+		break;
+	}
+out:
+	runner_report_release(&rep);
+	hosts_set_release(ctx->db, &set);
+	strbuf_release(&st.last_failure[0]);
+	strbuf_release(&st.last_failure[1]);
+	strbuf_release(&dir);
+	strbuf_release(&cmd);
+	free(initrd);
+	db_run_images_release(&im);
+	return r;
+}
+
+enum pipeline_result stage_run(struct pipeline_ctx *ctx,
+			       const struct job *job,
+			       struct pipeline_outcome *out)
+{
+	enum pipeline_result r;
+	int a, n = 0, interrupted = 0;
+
+	out->fail_status = "failed";
+	if (!ctx->cfg) {
+		strbuf_addstr(&out->reason, "no configuration");
+		return PIPELINE_FAIL;
+	}
+	if (db_run_interrupt(ctx->db, job->series_id, &interrupted)) {
+		strbuf_addstr(&out->reason, "the run rows cannot be updated");
+		return PIPELINE_RETRY;
+	}
+	if (interrupted)
+		log_info("run", "series %lld: %d boot%s interrupted by a "
+			 "daemon stop; running again", job->series_id,
+			 interrupted, interrupted == 1 ? " was" : "s were");
+	for (a = 0; a < CONFIG_ARCH_COUNT; a++) {
+		if (!ctx->cfg->has_arch[a])
+			continue;
+		n++;
+		if (ctx->stop && *ctx->stop)
+			return PIPELINE_INTERRUPTED;
+		out->fail_status = "failed";
+		r = run_arch(ctx, job, a, out);
+		if (r != PIPELINE_OK)
+			return r;
+	}
+	if (!n) {
+		strbuf_addstr(&out->reason, "no arch configured");
+		return PIPELINE_FAIL;
+	}
+	out->fail_status = NULL;
+	return PIPELINE_OK;
+}
