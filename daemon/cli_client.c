@@ -768,27 +768,13 @@ static void print_verdicts(json_t *cmp)
 	printf("\n");
 }
 
-int cli_results(int argc, char **argv)
+int cli_results_print(json_t *doc, long long id, int json)
 {
-	struct client_request r = { .method = "GET" };
-	struct strbuf path = STRBUF_INIT;
-	json_t *doc = NULL, *cmp, *runs, *run;
-	struct opts o;
-	long long id;
+	json_t *cmp = json_object_get(doc, "comparisons");
+	json_t *runs = json_object_get(doc, "runs"), *run;
 	size_t i;
-	int ret = CLI_FAILED;
 
-	if (parse_opts(argc, argv, &o) || argc - o.optind != 1)
-		return cli_usage("results");
-	if (parse_id(argv[o.optind], &id))
-		return CLI_USAGE;
-	strbuf_addf(&path, "/api/v1/series/%lld", id);
-	r.path = path.buf;
-	if (call(&o, &r, 0, &doc))
-		goto out;
-	cmp = json_object_get(doc, "comparisons");
-	runs = json_object_get(doc, "runs");
-	if (o.json) {
+	if (json) {
 		json_t *res = json_pack("{s:I,s:O?,s:O?,s:O?}", "id",
 			(json_int_t)id, "status", json_object_get(doc,
 			"status"), "runs", runs, "comparisons", cmp);
@@ -797,8 +783,7 @@ int cli_results(int argc, char **argv)
 		json_decref(res);
 		printf("%s\n", text ? text : "null");
 		free(text);
-		ret = text ? CLI_OK : CLI_FAILED;
-		goto out;
+		return text ? CLI_OK : CLI_FAILED;
 	}
 	printf("series %lld: %s%s%s\n", id, str(doc, "status"),
 	       *str(doc, "status_reason") ? ": " : "",
@@ -813,16 +798,33 @@ int cli_results(int argc, char **argv)
 		printf("(comparisons of runs not listed above)\n");
 	if (!json_array_size(cmp)) {
 		printf("no results yet\n");
-		ret = CLI_OK;
-		goto out;
+		return CLI_OK;
 	}
 	print_verdicts(cmp);
 	printf("change: patched/base - 1 of the medians of per-boot medians; "
 	       "CI at 1 - alpha;\np: Mann-Whitney U on per-boot medians; "
 	       "P ADJ: adjusted over the series' metrics by stats.fdr_method;"
 	       "\nP HOLM: Holm-adjusted, what an e-mail report goes by\n");
-	ret = CLI_OK;
-out:
+	return CLI_OK;
+}
+
+int cli_results(int argc, char **argv)
+{
+	struct client_request r = { .method = "GET" };
+	struct strbuf path = STRBUF_INIT;
+	json_t *doc = NULL;
+	struct opts o;
+	long long id;
+	int ret = CLI_FAILED;
+
+	if (parse_opts(argc, argv, &o) || argc - o.optind != 1)
+		return cli_usage("results");
+	if (parse_id(argv[o.optind], &id))
+		return CLI_USAGE;
+	strbuf_addf(&path, "/api/v1/series/%lld", id);
+	r.path = path.buf;
+	if (!call(&o, &r, 0, &doc))
+		ret = cli_results_print(doc, id, o.json);
 	json_decref(doc);
 	strbuf_release(&path);
 	return ret;

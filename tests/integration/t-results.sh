@@ -225,6 +225,35 @@ grep -q '^series 2: failed: analyze: x86_64: no complete boots on the patched si
 	grep -q '^no results yet$' "$T/out"
 ok $? "results of the failed series: the reason, no results"
 
+# --- kregress analyze: the stage by hand, other options ----------------------
+status1=$(sql "SELECT status || '|' || status_reason FROM series WHERE id = 1")
+cat >"$T/t30.json" <<CFG
+{ "state_dir": "$T/state", "stats": { "threshold_pct": 30, "min_samples": 3 } }
+CFG
+"$B/kregress" analyze -c "$T/t30.json" --db "$DB" 1 >"$T/out" 2>"$T/err"
+ok $? "kregress analyze with T = 30% (the database given by --db)"
+grep -Eq '^  thp-fault/pass +8/8 .* minor us$' "$T/out" &&
+	grep -q '^verdicts: 1 minor, 2 no-change$' "$T/out"
+ok $? "analyze prints the table: +20% is now minor"
+test "$(sql "SELECT verdict FROM comparison WHERE metric = 'pass'")" = minor
+ok $? "and replaced the stored rows"
+test "$(sql "SELECT count(*) FROM comparison WHERE series_id = 1")" = 3
+ok $? "without duplicates"
+test "$(sql "SELECT status || '|' || status_reason FROM series WHERE id = 1")" = "$status1"
+ok $? "the series' status is left alone"
+"$B/kregress" analyze -c "$T/config.json" --json 1 >"$T/out" 2>"$T/err"
+test "$(jget "$T/out" '[c["verdict"] for c in j["comparisons"]][2]')" = regression
+ok $? "analyze --json with the daemon's configuration (its database): regression again"
+"$B/kregress" analyze -c "$T/config.json" 2 >"$T/out" 2>"$T/err"
+test $? = 1 && grep -q 'series 2: x86_64: no complete boots on the patched side' "$T/err"
+ok $? "analyze of the broken series: exit 1 with the reason"
+"$B/kregress" analyze -c "$T/config.json" 12x >"$T/out" 2>"$T/err"
+test $? = 2
+ok $? "analyze of a malformed id: usage error"
+"$B/kregress" analyze -c "$T/no-such.json" 1 >"$T/out" 2>"$T/err"
+test $? = 1 && grep -q 'no-such.json' "$T/err"
+ok $? "analyze with a missing configuration: exit 1 naming it"
+
 [ "$failed" = 0 ] || sed 's/^/# /' "$T/daemon.log"
 echo "1..$n"
 [ "$failed" = 0 ]
