@@ -380,6 +380,20 @@ static void print_builds(json_t *s)
 	strbuf_release(&sb);
 }
 
+/* "x86_64 tcg: run 3 decided after 2 rounds (seed 42); boots: ..." */
+static void print_run(const char *prefix, json_t *r)
+{
+	long long rounds = num(r, "rounds");
+
+	printf("%s%s %s: run %lld %s after %lld round%s (seed %lld); boots: "
+	       "base %lld ok, %lld failed; patched %lld ok, %lld failed%s\n",
+	       prefix, str(r, "arch"), str(r, "accel"), num(r, "id"), str(r, "status"),
+	       rounds, rounds == 1 ? "" : "s", num(r, "seed"),
+	       num(r, "base_ok"), num(r, "base_failed"), num(r, "patched_ok"),
+	       num(r, "patched_failed"),
+	       num(r, "analyzed") ? "" : " (not analyzed)");
+}
+
 static void print_series(json_t *s)
 {
 	json_t *patches = json_object_get(s, "patches"), *p;
@@ -424,6 +438,8 @@ static void print_series(json_t *s)
 		}
 	}
 	print_builds(s);
+	json_array_foreach(json_object_get(s, "runs"), i, p)
+		print_run("  run:         ", p);
 	printf("  jobs:\n");
 	print_jobs(s, stdout);
 	boots_summary(s, &boots);
@@ -641,20 +657,6 @@ static void fmt_num(json_t *c, const char *key, enum fmt fmt, char *buf,
 		snprintf(buf, size, "%.5g", d);
 }
 
-/* "x86_64 tcg: run 3 decided after 2 rounds (seed 42); boots: ..." */
-static void print_run(json_t *r)
-{
-	long long rounds = num(r, "rounds");
-
-	printf("%s %s: run %lld %s after %lld round%s (seed %lld); boots: "
-	       "base %lld ok, %lld failed; patched %lld ok, %lld failed%s\n",
-	       str(r, "arch"), str(r, "accel"), num(r, "id"), str(r, "status"),
-	       rounds, rounds == 1 ? "" : "s", num(r, "seed"),
-	       num(r, "base_ok"), num(r, "base_failed"), num(r, "patched_ok"),
-	       num(r, "patched_failed"),
-	       num(r, "analyzed") ? "" : " (not analyzed)");
-}
-
 /*
  * What an inconclusive comparison rules out: the CI's far ends, oriented
  * by the metric's direction (as stats.c's worse_max/better_max).
@@ -791,7 +793,7 @@ int cli_results_print(json_t *doc, long long id, int json)
 	if (*str(doc, "subject"))
 		printf("  %s\n", str(doc, "subject"));
 	json_array_foreach(runs, i, run) {
-		print_run(run);
+		print_run("", run);
 		print_comparisons(cmp, runs, num(run, "id"));
 	}
 	if (print_comparisons(cmp, runs, 0))

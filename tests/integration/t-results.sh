@@ -216,6 +216,11 @@ grep -q '^verdicts: 1 regression, 2 no-change$' "$T/out"
 ok $? "results: the verdict counts"
 [ "$failed" = 0 ] || sed 's/^/# /' "$T/out"
 
+kr status 1
+grep -q '^  run:         x86_64 tcg: run 2 decided after 2 rounds (seed 7); boots: base 8 ok, 0 failed; patched 8 ok, 1 failed$' "$T/out" &&
+	grep -q '^  comparisons: 3 (kregress results 1)$' "$T/out"
+ok $? "status ID lists the runs and counts the comparisons"
+
 kr results --json 1
 test "$(jget "$T/out" '(j["id"], len(j["runs"]), len(j["comparisons"]))')" = "(1, 2, 3)"
 ok $? "results --json: id, runs and comparisons"
