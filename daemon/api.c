@@ -30,6 +30,8 @@
 #define API_FILTER_MAX		256
 #define API_LIMIT_DEFAULT	50
 #define API_LIMIT_MAX		500
+#define API_SAMPLES_DEFAULT	1000
+#define API_SAMPLES_MAX		10000
 
 /* What a reload may change: swapped whole under api->lock. */
 struct api_access {
@@ -328,18 +330,29 @@ static void list_series(struct http_request *req, void *arg)
 		"limit", (json_int_t)limit));
 }
 
-static void get_series(struct http_request *req, void *arg)
+/* The series id of the path, or 0 after a 404. */
+static long long series_id(struct http_request *req)
 {
 	const char *param = http_param(req, 0);
-	json_t *series = NULL;
-	struct db *db;
 	long long id;
 
 	if (parse_ll(param, 1, INT64_MAX, &id)) {
 		http_reply_error(req, 404, "not-found", "no series \"%s\"",
 				 param);
-		return;
+		return 0;
 	}
+	return id;
+}
+
+static void get_series(struct http_request *req, void *arg)
+{
+	json_t *series = NULL;
+	struct db *db;
+	long long id;
+
+	id = series_id(req);
+	if (!id)
+		return;
 	db = http_db(req);
 	if (!db)
 		return;
@@ -353,6 +366,41 @@ static void get_series(struct http_request *req, void *arg)
 		return;
 	}
 	http_reply_json(req, 200, series);
+}
+
+static void series_samples(struct http_request *req, void *arg)
+{
+	struct sample_filter f = { .limit = API_SAMPLES_DEFAULT };
+	long long limit = API_SAMPLES_DEFAULT, next = 0, id;
+	json_t *items = NULL;
+	struct db *db;
+
+	id = series_id(req);
+	if (!id)
+		return;
+	if (query_ll(req, "run", 1, INT64_MAX, &f.run) ||
+	    query_str(req, "workload", &f.workload) ||
+	    query_str(req, "metric", &f.metric) ||
+	    query_ll(req, "after", 0, INT64_MAX, &f.after) ||
+	    query_ll(req, "limit", 1, API_SAMPLES_MAX, &limit))
+		return;
+	f.limit = limit;
+	db = http_db(req);
+	if (!db)
+		return;
+	if (db_series_samples(db, id, &f, &items, &next)) {
+		http_reply_error(req, 500, "database",
+				 "the samples could not be read");
+		return;
+	}
+	if (!items) {
+		http_reply_error(req, 404, "not-found", "no series %lld", id);
+		return;
+	}
+	http_reply_json(req, 200, json_pack("{s:I,s:o,s:o,s:I}", "series",
+		(json_int_t)id, "items", items, "next_after",
+		next ? json_integer(next) : json_null(), "limit",
+		(json_int_t)limit));
 }
 
 static void health(struct http_request *req, void *arg)
@@ -487,6 +535,8 @@ int api_start_opts(const struct api_opts *opts, struct api **out)
 			   list_series, api) ||
 	    http_route_add(api->http, "GET", "/api/v1/series/{id}",
 			   get_series, api) ||
+	    http_route_add(api->http, "GET", "/api/v1/series/{id}/samples",
+			   series_samples, api) ||
 	    http_route_add(api->http, "GET", "/api/v1/health", health, api) ||
 	    http_route_add(api->http, "GET", "/metrics", metrics, api) ||
 	    http_server_start(api->http)) {

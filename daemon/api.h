@@ -2,7 +2,9 @@
  * api.h - the JSON API of kregressd (v1) on top of http.c.
  *
  * Routes: POST/GET /api/v1/series, GET /api/v1/series/{id},
- * GET /api/v1/health, GET /metrics.  Write routes need a bearer token,
+ * GET /api/v1/series/{id}/samples (raw samples, keyset pages by sample
+ * id: ?after=ID&limit=N, at most 10000 a page; filters run, workload,
+ * metric), GET /api/v1/health, GET /metrics.  Write routes need a bearer token,
  * compared in constant time against the configured ones.  Every error is
  * {"error":{"code":...,"message":...}} with its HTTP status.
  */

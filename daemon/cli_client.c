@@ -380,6 +380,20 @@ static void print_builds(json_t *s)
 	strbuf_release(&sb);
 }
 
+/* "x86_64 tcg: run 3 decided after 2 rounds (seed 42); boots: ..." */
+static void print_run(const char *prefix, json_t *r)
+{
+	long long rounds = num(r, "rounds");
+
+	printf("%s%s %s: run %lld %s after %lld round%s (seed %lld); boots: "
+	       "base %lld ok, %lld failed; patched %lld ok, %lld failed%s\n",
+	       prefix, str(r, "arch"), str(r, "accel"), num(r, "id"), str(r, "status"),
+	       rounds, rounds == 1 ? "" : "s", num(r, "seed"),
+	       num(r, "base_ok"), num(r, "base_failed"), num(r, "patched_ok"),
+	       num(r, "patched_failed"),
+	       num(r, "analyzed") ? "" : " (not analyzed)");
+}
+
 static void print_series(json_t *s)
 {
 	json_t *patches = json_object_get(s, "patches"), *p;
@@ -424,6 +438,8 @@ static void print_series(json_t *s)
 		}
 	}
 	print_builds(s);
+	json_array_foreach(json_object_get(s, "runs"), i, p)
+		print_run("  run:         ", p);
 	printf("  jobs:\n");
 	print_jobs(s, stdout);
 	boots_summary(s, &boots);
@@ -619,11 +635,12 @@ out:
 }
 
 enum fmt {
-	FMT_VALUE,	/* 4 significant digits */
-	FMT_CHANGE,	/* signed percentage */
-	FMT_SIGNED,	/* signed, 2 decimals */
+	FMT_VALUE,	/* 5 significant digits */
+	FMT_PCT,	/* signed percentage, one decimal */
+	FMT_P,		/* 3 significant digits */
 };
 
+/* A number of a comparison as text: "-" when absent (NULL). */
 static void fmt_num(json_t *c, const char *key, enum fmt fmt, char *buf,
 		    size_t size)
 {
@@ -632,22 +649,174 @@ static void fmt_num(json_t *c, const char *key, enum fmt fmt, char *buf,
 
 	if (!json_is_number(v))
 		snprintf(buf, size, "-");
-	else if (fmt == FMT_CHANGE)
-		snprintf(buf, size, "%+.2f%%", d);
-	else if (fmt == FMT_SIGNED)
-		snprintf(buf, size, "%+.2f", d);
+	else if (fmt == FMT_PCT)
+		snprintf(buf, size, "%+.1f%%", d);
+	else if (fmt == FMT_P)
+		snprintf(buf, size, "%.3g", d);
 	else
-		snprintf(buf, size, "%.4g", d);
+		snprintf(buf, size, "%.5g", d);
+}
+
+/*
+ * What an inconclusive comparison rules out: the CI's far ends, oriented
+ * by the metric's direction (as stats.c's worse_max/better_max).
+ */
+static void print_rules_out(json_t *c)
+{
+	double lo = json_number_value(json_object_get(c, "ci_low_pct"));
+	double hi = json_number_value(json_object_get(c, "ci_high_pct"));
+	double worse = hi, better = -lo;
+
+	if (!json_is_number(json_object_get(c, "ci_low_pct")) ||
+	    !json_is_number(json_object_get(c, "ci_high_pct")))
+		return;
+	if (!strcmp(str(c, "direction"), "higher")) {
+		worse = -lo;
+		better = hi;
+	}
+	printf("      more boots needed: the data rule out a regression "
+	       "above %.1f%% and an improvement above %.1f%%\n",
+	       worse > 0 ? worse : 0, better > 0 ? better : 0);
+}
+
+static void print_comparison(json_t *c)
+{
+	char name[80], n[24], base[16], new[16], chg[16], lo[16], hi[16];
+	char ci[40], p[16], padj[16], pholm[16];
+	json_t *params = json_object_get(c, "params");
+	char *ptext = NULL;
+
+	snprintf(name, sizeof(name), "%s/%s", str(c, "workload"),
+		 str(c, "metric"));
+	snprintf(n, sizeof(n), "%lld/%lld", num(c, "n_base"),
+		 num(c, "n_new"));
+	fmt_num(c, "median_base", FMT_VALUE, base, sizeof(base));
+	fmt_num(c, "median_new", FMT_VALUE, new, sizeof(new));
+	fmt_num(c, "change_pct", FMT_PCT, chg, sizeof(chg));
+	fmt_num(c, "ci_low_pct", FMT_PCT, lo, sizeof(lo));
+	fmt_num(c, "ci_high_pct", FMT_PCT, hi, sizeof(hi));
+	if (strcmp(lo, "-"))
+		snprintf(ci, sizeof(ci), "[%s, %s]", lo, hi);
+	else
+		snprintf(ci, sizeof(ci), "-");
+	fmt_num(c, "p_value", FMT_P, p, sizeof(p));
+	fmt_num(c, "p_adjusted", FMT_P, padj, sizeof(padj));
+	fmt_num(c, "p_holm", FMT_P, pholm, sizeof(pholm));
+	printf("  %-30s %7s %10s %10s %8s %18s %9s %9s %9s  %s%s%s %s\n",
+	       name, n, base, new, chg, ci, p, padj, pholm, str(c, "verdict"),
+	       *str(c, "flags") ? " " : "", str(c, "flags"), str(c, "unit"));
+	if (json_is_object(params) && json_object_size(params))
+		ptext = json_dumps(params, JSON_COMPACT | JSON_SORT_KEYS);
+	else if (json_is_string(params) && strcmp(str(c, "params"), "{}"))
+		ptext = strdup(str(c, "params"));
+	if (ptext)
+		printf("      params %s\n", ptext);
+	free(ptext);
+	if (!strcmp(str(c, "verdict"), "inconclusive"))
+		print_rules_out(c);
+}
+
+/* The comparisons of run id (0: those of no listed run); how many. */
+static size_t print_comparisons(json_t *cmp, json_t *runs, long long id)
+{
+	json_t *c, *r;
+	size_t i, j, n = 0;
+
+	json_array_foreach(cmp, i, c) {
+		long long rid = num(c, "run_id");
+		int listed = 0;
+
+		if (id) {
+			if (rid != id)
+				continue;
+		} else {
+			json_array_foreach(runs, j, r)
+				listed |= rid && num(r, "id") == rid;
+			if (listed)
+				continue;
+		}
+		if (!n++)
+			printf("  %-30s %7s %10s %10s %8s %18s %9s %9s %9s  "
+			       "%s\n", "METRIC", "N B/P", "BASE", "PATCHED",
+			       "CHANGE", "CI", "P", "P ADJ", "P HOLM",
+			       "VERDICT FLAGS UNIT");
+		print_comparison(c);
+	}
+	return n;
+}
+
+/* "verdicts: 1 regression, 3 no-change", most severe first. */
+static void print_verdicts(json_t *cmp)
+{
+	static const char *const order[] = {
+		"regression", "likely-regression", "improvement",
+		"likely-improvement", "minor", "no-change", "inconclusive",
+		"insufficient-data", NULL,
+	};
+	json_t *c;
+	size_t i, n;
+	int k, first = 1;
+
+	printf("verdicts:");
+	for (k = 0; order[k]; k++) {
+		n = 0;
+		json_array_foreach(cmp, i, c)
+			n += !strcmp(str(c, "verdict"), order[k]);
+		if (n)
+			printf("%s %zu %s", first ? "" : ",", n, order[k]);
+		if (n)
+			first = 0;
+	}
+	printf("\n");
+}
+
+int cli_results_print(json_t *doc, long long id, int json)
+{
+	json_t *cmp = json_object_get(doc, "comparisons");
+	json_t *runs = json_object_get(doc, "runs"), *run;
+	size_t i;
+
+	if (json) {
+		json_t *res = json_pack("{s:I,s:O?,s:O?,s:O?}", "id",
+			(json_int_t)id, "status", json_object_get(doc,
+			"status"), "runs", runs, "comparisons", cmp);
+		char *text = res ? json_dumps(res, JSON_COMPACT) : NULL;
+
+		json_decref(res);
+		printf("%s\n", text ? text : "null");
+		free(text);
+		return text ? CLI_OK : CLI_FAILED;
+	}
+	printf("series %lld: %s%s%s\n", id, str(doc, "status"),
+	       *str(doc, "status_reason") ? ": " : "",
+	       str(doc, "status_reason"));
+	if (*str(doc, "subject"))
+		printf("  %s\n", str(doc, "subject"));
+	json_array_foreach(runs, i, run) {
+		print_run("", run);
+		print_comparisons(cmp, runs, num(run, "id"));
+	}
+	if (print_comparisons(cmp, runs, 0))
+		printf("(comparisons of runs not listed above)\n");
+	if (!json_array_size(cmp)) {
+		printf("no results yet\n");
+		return CLI_OK;
+	}
+	print_verdicts(cmp);
+	printf("change: patched/base - 1 of the medians of per-boot medians; "
+	       "CI at 1 - alpha;\np: Mann-Whitney U on per-boot medians; "
+	       "P ADJ: adjusted over the series' metrics by stats.fdr_method;"
+	       "\nP HOLM: Holm-adjusted, what an e-mail report goes by\n");
+	return CLI_OK;
 }
 
 int cli_results(int argc, char **argv)
 {
 	struct client_request r = { .method = "GET" };
 	struct strbuf path = STRBUF_INIT;
-	json_t *doc = NULL, *cmp, *c;
+	json_t *doc = NULL;
 	struct opts o;
 	long long id;
-	size_t i;
 	int ret = CLI_FAILED;
 
 	if (parse_opts(argc, argv, &o) || argc - o.optind != 1)
@@ -656,54 +825,8 @@ int cli_results(int argc, char **argv)
 		return CLI_USAGE;
 	strbuf_addf(&path, "/api/v1/series/%lld", id);
 	r.path = path.buf;
-	if (call(&o, &r, 0, &doc))
-		goto out;
-	cmp = json_object_get(doc, "comparisons");
-	if (o.json) {
-		json_t *res = json_pack("{s:I,s:O?,s:O?}", "id",
-			(json_int_t)id, "status", json_object_get(doc,
-			"status"), "comparisons", cmp);
-		char *text = res ? json_dumps(res, JSON_COMPACT) : NULL;
-
-		json_decref(res);
-		printf("%s\n", text ? text : "null");
-		free(text);
-		ret = text ? CLI_OK : CLI_FAILED;
-		goto out;
-	}
-	printf("series %lld: %s%s%s\n", id, str(doc, "status"),
-	       *str(doc, "status_reason") ? ": " : "",
-	       str(doc, "status_reason"));
-	if (!json_array_size(cmp)) {
-		printf("no results yet\n");
-		ret = CLI_OK;
-		goto out;
-	}
-	printf("%-8s %-10s %-16s %-20s %7s %12s %12s %8s %17s %8s  %s\n",
-	       "ARCH", "HOST", "WORKLOAD", "METRIC", "N b/n", "BASE", "NEW",
-	       "CHANGE", "95% CI", "P", "VERDICT");
-	json_array_foreach(cmp, i, c) {
-		char n[16], base[24], new[24], chg[16], lo[16], hi[16], ci[40];
-		char p[16];
-
-		snprintf(n, sizeof(n), "%lld/%lld", num(c, "n_base"),
-			 num(c, "n_new"));
-		fmt_num(c, "median_base", FMT_VALUE, base, sizeof(base));
-		fmt_num(c, "median_new", FMT_VALUE, new, sizeof(new));
-		fmt_num(c, "change_pct", FMT_CHANGE, chg, sizeof(chg));
-		fmt_num(c, "ci_low_pct", FMT_SIGNED, lo, sizeof(lo));
-		fmt_num(c, "ci_high_pct", FMT_SIGNED, hi, sizeof(hi));
-		snprintf(ci, sizeof(ci), "[%s, %s]", lo, hi);
-		fmt_num(c, "p_value", FMT_VALUE, p, sizeof(p));
-		printf("%-8s %-10s %-16s %-20s %7s %12s %12s %8s %17s %8s  %s"
-		       "%s%s\n", str(c, "arch"), *str(c, "host") ?
-		       str(c, "host") : "-", str(c, "workload"),
-		       str(c, "metric"), n, base, new, chg, ci, p,
-		       str(c, "verdict"), *str(c, "flags") ? " " : "",
-		       str(c, "flags"));
-	}
-	ret = CLI_OK;
-out:
+	if (!call(&o, &r, 0, &doc))
+		ret = cli_results_print(doc, id, o.json);
 	json_decref(doc);
 	strbuf_release(&path);
 	return ret;

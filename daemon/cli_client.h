@@ -5,10 +5,20 @@
 #ifndef KREGRESS_CLI_CLIENT_H
 #define KREGRESS_CLI_CLIENT_H
 
+#include <jansson.h>
+
 int cli_submit(int argc, char **argv);
 int cli_status(int argc, char **argv);
 int cli_watch(int argc, char **argv);
 int cli_results(int argc, char **argv);
+
+/*
+ * Prints what "kregress results" shows of doc, a series as
+ * GET /api/v1/series/{id} answers it (db_series_get()): a table per run,
+ * or with json the id, status, runs and comparisons as one JSON line.
+ * Returns CLI_OK, or CLI_FAILED when the JSON cannot be written.
+ */
+int cli_results_print(json_t *doc, long long id, int json);
 
 /*
  * The API's base URL: --server, else $KREGRESS_SERVER, else api.listen of

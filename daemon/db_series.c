@@ -126,6 +126,32 @@ static int collect(struct db *db, sqlite3_stmt *st, json_t *rows)
 	return 0;
 }
 
+/*
+ * A boot that failed: finished, but not ok (the same rule as the
+ * analysis in db_analyze.c).
+ */
+#define BOOT_FAILED "status NOT IN ('ok', 'running', 'queued')"
+
+/*
+ * The "params" of each row (JSON text in the database) as the JSON value
+ * it holds; text that does not parse stays text.
+ */
+static void params_objects(json_t *rows)
+{
+	json_t *row, *text, *value;
+	size_t i;
+
+	json_array_foreach(rows, i, row) {
+		text = json_object_get(row, "params");
+		if (!json_is_string(text))
+			continue;
+		value = json_loads(json_string_value(text), JSON_DECODE_ANY,
+				   NULL);
+		if (value)
+			json_object_set_new(row, "params", value);
+	}
+}
+
 /* One query with a single id parameter, its rows as an array in *out. */
 static int rows_by_id(struct db *db, const char *sql, long long id,
 		      json_t **out)
@@ -146,6 +172,22 @@ out:
 	json_decref(rows);
 	done(st);
 	return ret;
+}
+
+/*
+ * A page was read with limit + 1 rows: drops the extra row and returns
+ * the "id" of the page's last row as the cursor of the next page, or 0
+ * when there is no next page.
+ */
+static long long page_cut(json_t *rows, int limit)
+{
+	size_t n = json_array_size(rows);
+
+	if (n <= (size_t)limit)
+		return 0;
+	json_array_remove(rows, n - 1);
+	return json_integer_value(json_object_get(json_array_get(rows,
+						  n - 2), "id"));
 }
 
 int db_series_submit(struct db *db, const char *url, const char *mbox,
@@ -211,7 +253,6 @@ int db_series_list(struct db *db, const struct series_filter *f,
 		"ORDER BY id DESC LIMIT ?7 OFFSET ?8";
 	sqlite3_stmt *st = NULL;
 	json_t *rows = json_array();
-	size_t n;
 	int ret = -1;
 
 	if (prepare(db, sql, &st))
@@ -233,13 +274,7 @@ int db_series_list(struct db *db, const struct series_filter *f,
 	if (collect(db, st, rows))
 		goto out;
 
-	*next_before = 0;
-	n = json_array_size(rows);
-	if (n > (size_t)f->limit) {
-		json_array_remove(rows, n - 1);
-		*next_before = json_integer_value(json_object_get(
-			json_array_get(rows, n - 2), "id"));
-	}
+	*next_before = page_cut(rows, f->limit);
 	*items = rows;
 	rows = NULL;
 	ret = 0;
@@ -284,11 +319,26 @@ int db_series_get(struct db *db, long long id, json_t **out)
 		  "SELECT side, status, count(*) AS n FROM boot "
 		  "WHERE series_id = ?1 GROUP BY side, status "
 		  "ORDER BY side, status" },
+		{ "runs",
+		  "SELECT r.id, r.arch, r.accel, r.seed, r.status, r.rounds, "
+		  "r.started_at, r.finished_at, "
+		  "(SELECT count(*) FROM boot WHERE run_id = r.id AND "
+		  " side = 'base' AND status = 'ok') AS base_ok, "
+		  "(SELECT count(*) FROM boot WHERE run_id = r.id AND "
+		  " side = 'base' AND " BOOT_FAILED ") AS base_failed, "
+		  "(SELECT count(*) FROM boot WHERE run_id = r.id AND "
+		  " side = 'patched' AND status = 'ok') AS patched_ok, "
+		  "(SELECT count(*) FROM boot WHERE run_id = r.id AND "
+		  " side = 'patched' AND " BOOT_FAILED ") AS patched_failed, "
+		  "EXISTS (SELECT 1 FROM comparison WHERE run_id = r.id) "
+		  "AS analyzed "
+		  "FROM run r WHERE r.series_id = ?1 ORDER BY r.id" },
 		{ "comparisons",
-		  "SELECT c.arch, h.name AS host, c.workload, c.metric, "
-		  "c.unit, c.direction, c.n_base, c.n_new, c.median_base, "
-		  "c.median_new, c.change_pct, c.ci_low_pct, c.ci_high_pct, "
-		  "c.p_value, c.p_adjusted, c.verdict, c.flags "
+		  "SELECT c.arch, c.run_id, h.name AS host, c.workload, "
+		  "c.metric, c.params, c.unit, c.direction, c.n_base, "
+		  "c.n_new, c.median_base, c.median_new, c.change_pct, "
+		  "c.ci_low_pct, c.ci_high_pct, c.p_value, c.p_adjusted, "
+		  "c.p_holm, c.verdict, c.flags "
 		  "FROM comparison c LEFT JOIN host h ON h.id = c.host_id "
 		  "WHERE c.series_id = ?1 ORDER BY c.id" },
 	};
@@ -310,6 +360,7 @@ int db_series_get(struct db *db, long long id, json_t **out)
 	for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
 		if (rows_by_id(db, parts[i].sql, id, &part))
 			goto out;
+		params_objects(part);
 		json_object_set_new(series, parts[i].key, part);
 	}
 	*out = series;
@@ -318,6 +369,64 @@ int db_series_get(struct db *db, long long id, json_t **out)
 out:
 	read_end(db);
 	json_decref(series);
+	return ret;
+}
+
+int db_series_samples(struct db *db, long long series_id,
+		      const struct sample_filter *f, json_t **items,
+		      long long *next_after)
+{
+	/* Keyset paging on the sample id: each page is an index range. */
+	static const char sql[] =
+		"SELECT s.id, s.boot_id AS boot, b.run_id AS run, r.arch, "
+		"b.side, s.workload, s.metric, s.params, s.iteration, "
+		"s.value, s.unit, s.direction "
+		"FROM boot b JOIN sample s ON s.boot_id = b.id "
+		"LEFT JOIN run r ON r.id = b.run_id "
+		"WHERE b.series_id = ?1 AND "
+		"(?2 IS NULL OR b.run_id = ?2) AND "
+		"(?3 IS NULL OR s.workload = ?3) AND "
+		"(?4 IS NULL OR s.metric = ?4) AND s.id > ?5 "
+		"ORDER BY s.id LIMIT ?6";
+	static const char exists_sql[] =
+		"SELECT id FROM series WHERE id = ?1";
+	sqlite3_stmt *st = NULL;
+	json_t *rows = NULL;
+	int ret = -1;
+
+	*items = NULL;
+	*next_after = 0;
+	if (read_begin(db))
+		return -1;
+	if (rows_by_id(db, exists_sql, series_id, &rows))
+		goto out;
+	if (!json_array_size(rows)) {
+		ret = 0;
+		goto out;
+	}
+	json_array_clear(rows);
+	if (prepare(db, sql, &st))
+		goto out;
+	sqlite3_bind_int64(st, 1, series_id);
+	if (f->run)
+		sqlite3_bind_int64(st, 2, f->run);
+	if (f->workload)
+		sqlite3_bind_text(st, 3, f->workload, -1, SQLITE_STATIC);
+	if (f->metric)
+		sqlite3_bind_text(st, 4, f->metric, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 5, f->after);
+	sqlite3_bind_int64(st, 6, (long long)f->limit + 1);
+	if (collect(db, st, rows))
+		goto out;
+	*next_after = page_cut(rows, f->limit);
+	params_objects(rows);
+	*items = rows;
+	rows = NULL;
+	ret = 0;
+out:
+	done(st);
+	read_end(db);
+	json_decref(rows);
 	return ret;
 }
 

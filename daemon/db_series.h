@@ -44,10 +44,31 @@ int db_series_list(struct db *db, const struct series_filter *f,
 
 /*
  * One series with "patches", "jobs", "builds", "boots" (counts by side
- * and status) and "comparisons".  *out is NULL when there is no such
- * series; caller owns *out.
+ * and status), "runs" (arch, accel, seed, status, rounds, boots ok and
+ * failed per side, whether the analysis used it) and "comparisons" (one
+ * per run and metric; "params" as a JSON object).  *out is NULL when
+ * there is no such series; caller owns *out.
  */
 int db_series_get(struct db *db, long long id, json_t **out);
+
+struct sample_filter {
+	long long run;		/* run id; 0 = every run */
+	const char *workload;	/* exact; NULL = any */
+	const char *metric;	/* exact; NULL = any */
+	long long after;	/* sample id > after; 0 = from the start */
+	int limit;		/* rows to return, > 0 */
+};
+
+/*
+ * The raw samples of a series in id order, as a JSON array in *items
+ * (caller owns it): id, boot, run, arch, side, workload, metric, params
+ * (a JSON object), iteration, value, unit, direction.  *items is NULL
+ * when there is no such series.  *next_after is the id to pass as
+ * "after" for the next page, or 0 when this page is the last.
+ */
+int db_series_samples(struct db *db, long long series_id,
+		      const struct sample_filter *f, json_t **items,
+		      long long *next_after);
 
 /* Tunes a connection of an API worker thread (memory-mapped reads). */
 int db_series_reader_setup(struct db *db);

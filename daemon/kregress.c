@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_analyze.h"
 #include "cli_apply.h"
 #include "cli_bench.h"
 #include "cli_boot.h"
@@ -28,6 +29,7 @@ const struct cli_command cli_commands[] = {
 	  "watch [--server URL] [-c CONFIG] [--json] [--interval S] ID" },
 	{ "results", cli_results,
 	  "results [--server URL] [-c CONFIG] [--json] ID" },
+	{ "analyze", cli_analyze, CLI_ANALYZE_USAGE },
 	{ "compare", cli_compare,
 	  "compare [--json] [OPTIONS] BASE NEW | --base M,SD,N --new M,SD,N" },
 	{ "series parse", cli_series_parse, CLI_SERIES_PARSE_USAGE },

@@ -20,6 +20,7 @@
 #include "jobq.h"
 #include "log.h"
 #include "pipeline.h"
+#include "stage_analyze.h"
 #include "stage_apply.h"
 #include "stage_build.h"
 #include "stage_run.h"
@@ -32,7 +33,8 @@ const struct pipeline_stage pipeline_stages[] = {
 	{ "build", "building", "built", "build-failed", "run",
 	  stage_build },
 	{ "run", "running", "ran", "boot-failed", "analyze", stage_run },
-	{ "analyze", "analyzing", "analyzed", "failed", "report", NULL },
+	{ "analyze", "analyzing", "analyzed", "failed", "report",
+	  stage_analyze },
 	{ "report", "reporting", "done", "failed", NULL, NULL },
 	{ NULL, NULL, NULL, NULL, NULL, NULL },
 };

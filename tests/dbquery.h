@@ -5,6 +5,9 @@
  * first column of its first row as text in a static buffer: "(null)" for
  * SQL NULL, "(none)" without a row, "(error)" when it does not compile.
  * The buffer is overwritten by the next call.
+ *
+ * q_state() is a series' "status|reason" (reason empty when NULL), or
+ * "(missing)", in a buffer of its own, overwritten by the next call.
  */
 #ifndef KREGRESS_DBQUERY_H
 #define KREGRESS_DBQUERY_H
@@ -12,8 +15,10 @@
 #include <sqlite3.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "db.h"
+#include "db_pipeline.h"
 
 static inline __attribute__((format(printf, 2, 3)))
 char *q_str(struct db *db, const char *fmt, ...)
@@ -36,6 +41,21 @@ char *q_str(struct db *db, const char *fmt, ...)
 	else
 		snprintf(buf, sizeof(buf), "(none)");
 	sqlite3_finalize(st);
+	return buf;
+}
+
+static inline const char *q_state(struct db *db, long long id)
+{
+	static char buf[1024];
+	char *status = NULL, *reason = NULL;
+
+	if (db_pipeline_get_status(db, id, &status, &reason))
+		snprintf(buf, sizeof(buf), "(missing)");
+	else
+		snprintf(buf, sizeof(buf), "%s|%s", status,
+			 reason ? reason : "");
+	free(status);
+	free(reason);
 	return buf;
 }
 

@@ -79,28 +79,13 @@ static int run_fetch(struct pipeline_ctx *ctx)
 	return r;
 }
 
-static const char *state(struct db *db, long long id)
-{
-	static char buf[512];
-	char *status = NULL, *reason = NULL;
-
-	if (db_pipeline_get_status(db, id, &status, &reason))
-		snprintf(buf, sizeof(buf), "(missing)");
-	else
-		snprintf(buf, sizeof(buf), "%s|%s", status,
-			 reason ? reason : "");
-	free(status);
-	free(reason);
-	return buf;
-}
-
 static void test_complete(struct pipeline_ctx *ctx)
 {
 	long long id = new_series(ctx->db, "thread-v1-v2.mbox", NULL);
 
 	ok(id > 0, "series with a submitted mbox");
 	is_int(run_fetch(ctx), PIPELINE_OK, "fetch stage succeeds");
-	is_str(state(ctx->db, id), "fetched|", "series fetched");
+	is_str(q_state(ctx->db, id), "fetched|", "series fetched");
 	is_str(q_str(ctx->db, "SELECT version || ' ' || total FROM series "
 		     "WHERE id = %lld", id), "2 3",
 	       "the newest revision, v2 of 3, is stored");
@@ -131,7 +116,7 @@ static void test_failures(struct pipeline_ctx *ctx)
 
 	id = new_series(ctx->db, "missing-2.mbox", NULL);
 	is_int(run_fetch(ctx), PIPELINE_FAIL, "a series missing 2/3 fails");
-	is_str(state(ctx->db, id), "incomplete|fetch: missing 2/3",
+	is_str(q_state(ctx->db, id), "incomplete|fetch: missing 2/3",
 	       "status incomplete, saying which");
 	is_str(q_str(ctx->db, "SELECT count(*) FROM patch WHERE series_id = "
 		     "%lld", id), "3", "what is there is stored");
@@ -140,12 +125,12 @@ static void test_failures(struct pipeline_ctx *ctx)
 
 	id = new_series(ctx->db, "discussion.mbox", NULL);
 	is_int(run_fetch(ctx), PIPELINE_FAIL, "a discussion fails");
-	is_str(state(ctx->db, id), "fetch-failed|fetch: no patch in the thread",
+	is_str(q_state(ctx->db, id), "fetch-failed|fetch: no patch in the thread",
 	       "fetch-failed: no patch");
 
 	id = new_series(ctx->db, NULL, "http://10.1.2.3/lkml/x@y/");
 	is_int(run_fetch(ctx), PIPELINE_FAIL, "a URL with no allowlist fails");
-	is_str(state(ctx->db, id), "fetch-failed|fetch: http://10.1.2.3/lkml/"
+	is_str(q_state(ctx->db, id), "fetch-failed|fetch: http://10.1.2.3/lkml/"
 	       "x@y/: refused: plain http:// is only allowed on loopback",
 	       "refused before any request, with the reason");
 }

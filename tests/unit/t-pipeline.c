@@ -14,6 +14,7 @@
 #include "db_pipeline.h"
 #include "jobq.h"
 #include "pipeline.h"
+#include "dbquery.h"
 #include "tap.h"
 
 static char dir[] = "/tmp/t-pipeline.XXXXXX";
@@ -48,22 +49,6 @@ static long long new_series(struct db *db)
 	db_exec(db, "INSERT INTO series (subject, created_at, updated_at) "
 		"VALUES ('[PATCH] mm: test', 0, 0)");
 	return sqlite3_last_insert_rowid(db_sqlite(db));
-}
-
-/* "status|reason" of a series. */
-static const char *series_state(struct db *db, long long id)
-{
-	static char buf[256];
-	char *status = NULL, *reason = NULL;
-
-	if (db_pipeline_get_status(db, id, &status, &reason))
-		snprintf(buf, sizeof(buf), "(missing)");
-	else
-		snprintf(buf, sizeof(buf), "%s|%s", status,
-			 reason ? reason : "");
-	free(status);
-	free(reason);
-	return buf;
 }
 
 static int claim_run(struct pipeline_ctx *ctx, const char *kind)
@@ -152,7 +137,7 @@ static void test_not_implemented(struct pipeline_ctx *ctx)
 	ok(pipeline_start(ctx->db, sid, &jid) == 0, "series started");
 	is_int(claim_run(ctx, "fetch"), PIPELINE_FAIL,
 	       "unimplemented fetch fails");
-	is_str(series_state(ctx->db, sid), "failed|fetch: not implemented yet",
+	is_str(q_state(ctx->db, sid), "failed|fetch: not implemented yet",
 	       "series failed with the stage's reason");
 	is_int(q_int(ctx->db, "SELECT count(*) FROM job WHERE id = %lld AND "
 		     "state = 'failed' AND last_error = 'not implemented yet'",
@@ -176,12 +161,12 @@ static void test_flow(struct pipeline_ctx *ctx)
 	sid = new_series(ctx->db);
 	pipeline_start(ctx->db, sid, NULL);
 	is_int(claim_run(ctx, "fetch"), PIPELINE_OK, "fetch succeeds");
-	is_str(series_state(ctx->db, sid), "fetched|", "series fetched");
+	is_str(q_state(ctx->db, sid), "fetched|", "series fetched");
 	is_int(q_int(ctx->db, "SELECT count(*) FROM job WHERE series_id = "
 		     "%lld AND kind = 'apply' AND state = 'queued'", sid), 1,
 	       "apply queued");
 	is_int(claim_run(ctx, "apply"), PIPELINE_FAIL, "apply fails");
-	is_str(series_state(ctx->db, sid), "does-not-apply|apply: patch 2/3 "
+	is_str(q_state(ctx->db, sid), "does-not-apply|apply: patch 2/3 "
 	       "(mm/memory.c): hunk #1 failed", "does-not-apply with the "
 	       "reason");
 	is_int(q_int(ctx->db, "SELECT count(*) FROM job WHERE series_id = "
@@ -192,7 +177,7 @@ static void test_flow(struct pipeline_ctx *ctx)
 	sid = new_series(ctx->db);
 	pipeline_start(ctx->db, sid, NULL);
 	is_int(claim_run(ctx, "fetch"), PIPELINE_FAIL, "incomplete series");
-	is_str(series_state(ctx->db, sid), "incomplete|fetch: 2 of 3 patches",
+	is_str(q_state(ctx->db, sid), "incomplete|fetch: 2 of 3 patches",
 	       "status chosen by the stage");
 
 	/* Apply succeeds but enqueuing build fails: nothing is recorded. */
@@ -205,7 +190,7 @@ static void test_flow(struct pipeline_ctx *ctx)
 		"WHEN NEW.kind = 'build' BEGIN "
 		"SELECT RAISE(ABORT, 'injected failure'); END");
 	is_int(claim_run(ctx, "apply"), -1, "outcome cannot be recorded");
-	is_str(series_state(ctx->db, sid), "applying|", "series not moved "
+	is_str(q_state(ctx->db, sid), "applying|", "series not moved "
 	       "on");
 	is_int(q_int(ctx->db, "SELECT count(*) FROM job WHERE series_id = "
 		     "%lld AND kind = 'apply' AND state = 'running'", sid), 1,
@@ -222,10 +207,10 @@ static void test_flow(struct pipeline_ctx *ctx)
 	pipeline_start(ctx->db, sid, NULL);
 	claim_run(ctx, "fetch");
 	claim_run(ctx, "apply");
-	is_str(series_state(ctx->db, sid), "applied|", "applied");
+	is_str(q_state(ctx->db, sid), "applied|", "applied");
 	is_int(claim_run(ctx, "build"), PIPELINE_FAIL, "build not "
 	       "implemented");
-	is_str(series_state(ctx->db, sid), "failed|build: not implemented yet",
+	is_str(q_state(ctx->db, sid), "failed|build: not implemented yet",
 	       "series failed at build");
 	ctx->stages = unimpl;
 }
@@ -250,7 +235,7 @@ static void test_retry(struct pipeline_ctx *ctx)
 	sid = new_series(ctx->db);
 	pipeline_start(ctx->db, sid, NULL);
 	is_int(claim_run(ctx, "fetch"), PIPELINE_RETRY, "transient failure");
-	is_str(series_state(ctx->db, sid), "fetching|fetch: attempt 1 of 5 "
+	is_str(q_state(ctx->db, sid), "fetching|fetch: attempt 1 of 5 "
 	       "failed, retrying: lore.kernel.org: HTTP 503",
 	       "series still fetching, with the retry reason");
 	for (i = 2; i <= 5; i++) {
@@ -258,7 +243,7 @@ static void test_retry(struct pipeline_ctx *ctx)
 		is_int(claim_run(ctx, "fetch"), PIPELINE_RETRY, "attempt %d",
 		       i);
 	}
-	is_str(series_state(ctx->db, sid), "fetch-failed|fetch: "
+	is_str(q_state(ctx->db, sid), "fetch-failed|fetch: "
 	       "lore.kernel.org: HTTP 503 (after 5 attempts)",
 	       "attempts used up: fetch-failed");
 	fake_now += 100000;
@@ -299,11 +284,11 @@ static void test_interrupt_and_recover(struct pipeline_ctx *ctx)
 	   "recovery");
 	is_int(released, 2, "two leases released");
 	is_int(orphans, 1, "one series could not continue");
-	is_str(series_state(ctx->db, sid2), "failed|fetch: lease lost on the "
+	is_str(q_state(ctx->db, sid2), "failed|fetch: lease lost on the "
 	       "last attempt (old)", "its series failed with the reason");
 	is_int(claim_run(ctx, "fetch"), PIPELINE_FAIL, "the other job runs "
 	       "again");
-	is_str(series_state(ctx->db, sid), "failed|fetch: not implemented yet",
+	is_str(q_state(ctx->db, sid), "failed|fetch: not implemented yet",
 	       "and reaches its honest end");
 	is_int(q_int(ctx->db, "SELECT count(*) FROM job WHERE series_id = "
 		     "%lld", sid), 1, "still one job for the series");
@@ -312,7 +297,7 @@ static void test_interrupt_and_recover(struct pipeline_ctx *ctx)
 	jobq_enqueue(ctx->db, "frobnicate", sid, NULL, NULL);
 	is_int(claim_run(ctx, "frobnicate"), PIPELINE_FAIL,
 	       "unknown kind fails");
-	is_str(series_state(ctx->db, sid), "failed|frobnicate: unknown job "
+	is_str(q_state(ctx->db, sid), "failed|frobnicate: unknown job "
 	       "kind", "with a reason");
 }
 

@@ -103,21 +103,6 @@ static int apply_only(struct pipeline_ctx *ctx, long long id)
 	return run(ctx, "apply");
 }
 
-static const char *state(struct db *db, long long id)
-{
-	static char buf[512];
-	char *status = NULL, *reason = NULL;
-
-	if (db_pipeline_get_status(db, id, &status, &reason))
-		snprintf(buf, sizeof(buf), "(missing)");
-	else
-		snprintf(buf, sizeof(buf), "%s|%s", status,
-			 reason ? reason : "");
-	free(status);
-	free(reason);
-	return buf;
-}
-
 static int setup(void)
 {
 	char cmd[2048];
@@ -190,7 +175,7 @@ static void test_trees(struct pipeline_ctx *ctx)
 
 	id = new_series(ctx->db, NULL, "good.mbox");
 	is_int(fetch_apply(ctx, id), PIPELINE_OK, "no list: applied");
-	is_str(state(ctx->db, id), "applied|", "series applied");
+	is_str(q_state(ctx->db, id), "applied|", "series applied");
 	snprintf(want, sizeof(want), "%s base-commit", base);
 	is_str(q_str(ctx->db, "SELECT base_used || ' ' || base_source FROM "
 		     "series WHERE id = %lld", id), want,
@@ -228,21 +213,21 @@ static void test_trees(struct pipeline_ctx *ctx)
 
 	id = new_series(ctx->db, "netdev", "good.mbox");
 	is_int(fetch_apply(ctx, id), PIPELINE_FAIL, "netdev: tree unusable");
-	ok(strstr(state(ctx->db, id), "failed|apply: tree other: it lists "
-		  "netdev: ") && strstr(state(ctx->db, id), "/notrepo cannot "
+	ok(strstr(q_state(ctx->db, id), "failed|apply: tree other: it lists "
+		  "netdev: ") && strstr(q_state(ctx->db, id), "/notrepo cannot "
 		  "be opened as a git repository"), "failed, naming the tree: "
-	   "%s", state(ctx->db, id));
+	   "%s", q_state(ctx->db, id));
 
 	id = new_series(ctx->db, NULL, NULL);
 	is_int(apply_only(ctx, id), PIPELINE_FAIL, "never fetched");
-	is_str(state(ctx->db, id), "failed|apply: no stored mbox: the series "
+	is_str(q_state(ctx->db, id), "failed|apply: no stored mbox: the series "
 	       "was not fetched", "failed with the reason");
 
 	config_free((struct config *)ctx->cfg);
 	ctx->cfg = load("{ \"state_dir\": \".\" }");
 	id = new_series(ctx->db, NULL, "good.mbox");
 	is_int(fetch_apply(ctx, id), PIPELINE_FAIL, "no tree configured");
-	is_str(state(ctx->db, id), "failed|apply: no tree configured "
+	is_str(q_state(ctx->db, id), "failed|apply: no tree configured "
 	       "(trees[] of the configuration is empty)", "clear reason");
 	config_free((struct config *)ctx->cfg);
 	ctx->cfg = NULL;

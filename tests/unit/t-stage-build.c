@@ -24,21 +24,6 @@
 
 static char dir[] = "/tmp/t-stage-build.XXXXXX";
 
-static const char *state(struct db *db, long long id)
-{
-	static char buf[512];
-	char *status = NULL, *reason = NULL;
-
-	if (db_pipeline_get_status(db, id, &status, &reason))
-		snprintf(buf, sizeof(buf), "(missing)");
-	else
-		snprintf(buf, sizeof(buf), "%s|%s", status,
-			 reason ? reason : "");
-	free(status);
-	free(reason);
-	return buf;
-}
-
 static struct config *load(const char *json)
 {
 	struct strbuf err = STRBUF_INIT;
@@ -131,7 +116,7 @@ int main(void)
 
 	id = applied(ctx.db, NULL, NULL);
 	is_int(run_build(&ctx, id), PIPELINE_FAIL, "never applied: fails");
-	is_str(state(ctx.db, id), "failed|build: the series has no applied "
+	is_str(q_state(ctx.db, id), "failed|build: the series has no applied "
 	       "tree, base and head commit", "its reason");
 	is_str(q_str(ctx.db, "SELECT count(*) FROM build"), "0",
 	       "no build row");
@@ -161,7 +146,7 @@ int main(void)
 	id = applied(ctx.db, missing, missing);
 	is_int(run_build(&ctx, id), PIPELINE_FAIL,
 	       "missing fragment: fails");
-	is_str(state(ctx.db, id), "failed|build: arm64: the build "
+	is_str(q_state(ctx.db, id), "failed|build: arm64: the build "
 	       "configuration cannot be read (see the log)", "its reason");
 	config_free(cfg);
 

@@ -1,0 +1,204 @@
+/*
+ * db_analyze.c - the analyze stage's SQL (see db_analyze.h).
+ */
+#include <math.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db.h"
+#include "db_analyze.h"
+#include "log.h"
+
+void db_analyze_runs_free(struct db_analyze_run *runs, size_t n)
+{
+	size_t i;
+
+	for (i = 0; runs && i < n; i++) {
+		free(runs[i].arch);
+		free(runs[i].status);
+	}
+	free(runs);
+}
+
+int db_analyze_runs(struct db *db, long long series_id,
+		    struct db_analyze_run **runs, size_t *n)
+{
+	/* A boot that failed: finished, but not ok. */
+#define FAILED "status NOT IN ('ok', 'running', 'queued')"
+	sqlite3_stmt *st = db_stmt(db,
+		"SELECT a.arch, r.id, r.status, "
+		" (SELECT CASE WHEN count(DISTINCT host_id) = 1 "
+		"  THEN min(host_id) END FROM boot "
+		"  WHERE run_id = r.id AND status = 'ok'), "
+		" (SELECT count(*) FROM boot WHERE run_id = r.id AND "
+		"  side = 'base' AND status = 'ok'), "
+		" (SELECT count(*) FROM boot WHERE run_id = r.id AND "
+		"  side = 'patched' AND status = 'ok'), "
+		" (SELECT count(*) FROM boot WHERE run_id = r.id AND "
+		"  side = 'base' AND " FAILED "), "
+		" (SELECT count(*) FROM boot WHERE run_id = r.id AND "
+		"  side = 'patched' AND " FAILED "), "
+		" (SELECT count(*) FROM run WHERE series_id = ?1 AND "
+		"  arch = a.arch AND status IN ('running', 'interrupted')) "
+		"FROM (SELECT DISTINCT arch FROM run WHERE series_id = ?1) a "
+		"LEFT JOIN run r ON r.id = (SELECT id FROM run "
+		" WHERE series_id = ?1 AND arch = a.arch AND "
+		" status NOT IN ('running', 'interrupted') "
+		" ORDER BY id DESC LIMIT 1) "
+		"ORDER BY a.arch DESC");
+#undef FAILED
+	struct db_analyze_run *v = NULL, *r;
+	size_t count = 0;
+	int rc, ret = -1;
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, series_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		v = realloc(v, (count + 1) * sizeof(*v));
+		if (!v)
+			die("analyze", "out of memory");
+		r = &v[count++];
+		memset(r, 0, sizeof(*r));
+		r->arch = db_column_strdup(st, 0);
+		r->id = sqlite3_column_int64(st, 1);
+		r->status = db_column_strdup(st, 2);
+		r->host_id = sqlite3_column_int64(st, 3);
+		r->ok[0] = sqlite3_column_int(st, 4);
+		r->ok[1] = sqlite3_column_int(st, 5);
+		r->failed[0] = sqlite3_column_int(st, 6);
+		r->failed[1] = sqlite3_column_int(st, 7);
+		r->ignored = sqlite3_column_int(st, 8);
+	}
+	if (rc != SQLITE_DONE) {
+		error("analyze", "series %lld: runs: %s", series_id,
+		      sqlite3_errmsg(db_sqlite(db)));
+		db_analyze_runs_free(v, count);
+		goto out;
+	}
+	*runs = v;
+	*n = count;
+	ret = 0;
+out:
+	sqlite3_reset(st);
+	return ret;
+}
+
+int db_analyze_samples(struct db *db, long long run_id,
+		       int (*fn)(void *arg, const struct db_analyze_sample *s),
+		       void *arg)
+{
+	sqlite3_stmt *st = db_stmt(db,
+		"SELECT s.workload, s.metric, s.params, s.unit, s.direction, "
+		"b.side = 'patched', s.boot_id, s.value "
+		"FROM boot b JOIN sample s ON s.boot_id = b.id "
+		"WHERE b.run_id = ?1 AND b.status = 'ok' "
+		"ORDER BY s.workload, s.metric, s.params, s.boot_id, "
+		"s.iteration, s.id");
+	struct db_analyze_sample s;
+	int rc, ret = -1;
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, run_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		s.workload = (const char *)sqlite3_column_text(st, 0);
+		s.metric = (const char *)sqlite3_column_text(st, 1);
+		s.params = (const char *)sqlite3_column_text(st, 2);
+		s.unit = (const char *)sqlite3_column_text(st, 3);
+		s.direction = (const char *)sqlite3_column_text(st, 4);
+		s.patched = sqlite3_column_int(st, 5);
+		s.boot_id = sqlite3_column_int64(st, 6);
+		s.value = sqlite3_column_double(st, 7);
+		/* The columns are NOT NULL; a NULL here is out of memory. */
+		if (!s.workload || !s.metric || !s.params || !s.unit ||
+		    !s.direction) {
+			error("analyze", "run %lld: a sample without a name",
+			      run_id);
+			goto out;
+		}
+		if (fn(arg, &s)) {
+			ret = 1;
+			goto out;
+		}
+	}
+	if (rc != SQLITE_DONE) {
+		error("analyze", "run %lld: samples: %s", run_id,
+		      sqlite3_errmsg(db_sqlite(db)));
+		goto out;
+	}
+	ret = 0;
+out:
+	sqlite3_reset(st);
+	return ret;
+}
+
+static void bind_real(sqlite3_stmt *st, int i, double v)
+{
+	if (isfinite(v))
+		sqlite3_bind_double(st, i, v);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+int db_analyze_store(struct db *db, long long series_id,
+		     const struct db_comparison *rows, size_t n)
+{
+	sqlite3_stmt *del, *ins;
+	size_t i;
+
+	if (db_begin(db))
+		return -1;
+	del = db_stmt(db, "DELETE FROM comparison WHERE series_id = ?1");
+	if (!del)
+		goto fail;
+	sqlite3_bind_int64(del, 1, series_id);
+	if (db_step_done(db, del, "analyze", "delete comparisons"))
+		goto fail;
+	ins = db_stmt(db, "INSERT INTO comparison (series_id, arch, run_id, "
+		      "host_id, workload, metric, params, unit, direction, "
+		      "n_base, n_new, median_base, median_new, change_pct, "
+		      "ci_low_pct, ci_high_pct, p_value, p_adjusted, p_holm, "
+		      "verdict, flags) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
+		      "?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, "
+		      "?19, ?20, ?21)");
+	if (!ins)
+		goto fail;
+	for (i = 0; i < n; i++) {
+		const struct db_comparison *c = &rows[i];
+
+		sqlite3_bind_int64(ins, 1, series_id);
+		sqlite3_bind_text(ins, 2, c->arch, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(ins, 3, c->run_id);
+		if (c->host_id)
+			sqlite3_bind_int64(ins, 4, c->host_id);
+		else
+			sqlite3_bind_null(ins, 4);
+		sqlite3_bind_text(ins, 5, c->workload, -1, SQLITE_STATIC);
+		sqlite3_bind_text(ins, 6, c->metric, -1, SQLITE_STATIC);
+		sqlite3_bind_text(ins, 7, c->params, -1, SQLITE_STATIC);
+		sqlite3_bind_text(ins, 8, c->unit, -1, SQLITE_STATIC);
+		sqlite3_bind_text(ins, 9, c->direction, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(ins, 10, c->n_base);
+		sqlite3_bind_int64(ins, 11, c->n_new);
+		bind_real(ins, 12, c->median_base);
+		bind_real(ins, 13, c->median_new);
+		bind_real(ins, 14, c->change_pct);
+		bind_real(ins, 15, c->ci_low_pct);
+		bind_real(ins, 16, c->ci_high_pct);
+		bind_real(ins, 17, c->p_value);
+		bind_real(ins, 18, c->p_adjusted);
+		bind_real(ins, 19, c->p_holm);
+		sqlite3_bind_text(ins, 20, c->verdict, -1, SQLITE_STATIC);
+		sqlite3_bind_text(ins, 21, c->flags, -1, SQLITE_STATIC);
+		if (db_step_done(db, ins, "analyze", "insert comparison"))
+			goto fail;
+	}
+	if (db_commit(db))
+		goto fail;
+	return 0;
+fail:
+	db_rollback(db);
+	return -1;
+}

@@ -1,0 +1,240 @@
+/*
+ * stage_analyze.c - the analyze stage of the pipeline (see
+ * stage_analyze.h).  No SQL here (db_analyze.c) and no statistics
+ * (analyze.c, stats.c): this file chooses the runs, says why one cannot
+ * be analysed, and turns results into rows.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze.h"
+#include "config.h"
+#include "db_analyze.h"
+#include "jobq.h"
+#include "log.h"
+#include "stage_analyze.h"
+#include "strbuf.h"
+
+/* What the sample callback needs. */
+struct feed {
+	struct analyze_set *set;
+	struct strbuf err;
+};
+
+static int feed_sample(void *arg, const struct db_analyze_sample *s)
+{
+	struct feed *f = arg;
+
+	return analyze_add(f->set, s->workload, s->metric, s->params, s->unit,
+			   s->direction, s->patched ? ANALYZE_PATCHED :
+			   ANALYZE_BASE, s->boot_id, s->value, &f->err);
+}
+
+/* The statistics options and p-value method of the configuration. */
+static void options(const struct config *cfg, struct stats_opts *o,
+		    enum analyze_fdr *fdr)
+{
+	stats_opts_init(o);
+	/* Not stored in a comparison row: no need to spend the time. */
+	o->bootstrap = 0;
+	*fdr = ANALYZE_FDR_BH;
+	if (!cfg)
+		return;
+	o->threshold = cfg->stats.threshold_pct / 100;
+	o->alpha = cfg->stats.alpha;
+	if (cfg->stats.min_samples > 0)
+		o->min_samples = cfg->stats.min_samples;
+	if (cfg->stats.fdr_method &&
+	    analyze_fdr_parse(cfg->stats.fdr_method, fdr))
+		log_warn("analyze", "stats.fdr_method '%s' unknown: using bh",
+			 cfg->stats.fdr_method);
+}
+
+/*
+ * Why a run cannot give comparisons before its samples are read, into
+ * reason ("" if it can).
+ */
+static void unusable(const struct db_analyze_run *r, struct strbuf *reason)
+{
+	if (!r->id) {
+		strbuf_addf(reason, "%s: no finished run (%d interrupted or "
+			    "still running)", r->arch, r->ignored);
+		return;
+	}
+	if (r->ok[0] && r->ok[1])
+		return;
+	strbuf_addf(reason, "%s: no complete boots on %s (run %lld ended "
+		    "%s; ", r->arch, !r->ok[0] && !r->ok[1] ? "either side" :
+		    !r->ok[0] ? "the base side" : "the patched side", r->id,
+		    r->status ? r->status : "?");
+	if (!r->ok[0] && !r->ok[1])
+		strbuf_addf(reason, "%d base and %d patched boots failed)",
+			    r->failed[0], r->failed[1]);
+	else
+		strbuf_addf(reason, "%d %s boots failed)",
+			    r->failed[r->ok[0] ? 1 : 0],
+			    r->ok[0] ? "patched" : "base");
+}
+
+static double pct(double fraction)
+{
+	return isfinite(fraction) ? fraction * 100 : NAN;
+}
+
+/* The comparison rows of the usable runs; *n of them. */
+static struct db_comparison *rows_of(const struct db_analyze_run *runs,
+				     const struct analyze_set *sets,
+				     size_t nruns, size_t *n)
+{
+	struct db_comparison *rows, *c;
+	size_t i, j, total = 0;
+
+	for (i = 0; i < nruns; i++)
+		total += sets[i].n;
+	rows = calloc(total + 1, sizeof(*rows));
+	if (!rows)
+		die("analyze", "out of memory");
+	c = rows;
+	for (i = 0; i < nruns; i++)
+		for (j = 0; j < sets[i].n; j++, c++) {
+			const struct analyze_metric *m = &sets[i].m[j];
+			const struct stats_result *r = &m->r;
+
+			c->arch = runs[i].arch;
+			c->run_id = runs[i].id;
+			c->host_id = runs[i].host_id;
+			c->workload = m->workload;
+			c->metric = m->metric;
+			c->params = m->params;
+			c->unit = m->unit;
+			c->direction = analyze_direction_str(m->direction);
+			c->n_base = r->n_base;
+			c->n_new = r->n_new;
+			c->median_base = r->center_base;
+			c->median_new = r->center_new;
+			c->change_pct = pct(r->change);
+			c->ci_low_pct = pct(r->ci_lo);
+			c->ci_high_pct = pct(r->ci_hi);
+			c->p_value = r->p;
+			c->p_adjusted = m->p_adjusted;
+			c->p_holm = m->p_holm;
+			c->verdict = stats_verdict_str(r->verdict);
+			c->flags = analyze_flags_str(r->flags);
+		}
+	*n = total;
+	return rows;
+}
+
+/*
+ * Reads and compares one arch's run into set.  0, with the reason in
+ * reason when the run gives no comparisons; -1 on a database error; -2
+ * when stats.c refuses the options.
+ */
+static int analyze_run(struct pipeline_ctx *ctx,
+		       const struct db_analyze_run *r, struct analyze_set *set,
+		       const struct stats_opts *o, struct strbuf *reason)
+{
+	struct feed f = { set, STRBUF_INIT };
+	int rc;
+
+	unusable(r, reason);
+	if (reason->len)
+		return 0;
+	rc = db_analyze_samples(ctx->db, r->id, feed_sample, &f);
+	if (rc > 0)
+		strbuf_addf(reason, "%s: run %lld: %s", r->arch, r->id,
+			    f.err.buf);
+	strbuf_release(&f.err);
+	if (rc)
+		return rc < 0 ? -1 : 0;
+	analyze_set_finish(set);
+	if (!set->n) {
+		strbuf_addf(reason, "%s: the complete boots of run %lld gave "
+			    "no samples", r->arch, r->id);
+		return 0;
+	}
+	return analyze_set_compare(set, o) ? -2 : 0;
+}
+
+enum pipeline_result stage_analyze(struct pipeline_ctx *ctx,
+				   const struct job *job,
+				   struct pipeline_outcome *out)
+{
+	struct db_analyze_run *runs = NULL;
+	struct analyze_set *sets = NULL;
+	struct db_comparison *rows = NULL;
+	struct strbuf skipped = STRBUF_INIT, why = STRBUF_INIT;
+	enum pipeline_result res = PIPELINE_FAIL;
+	struct stats_opts o;
+	enum analyze_fdr fdr;
+	size_t nruns = 0, nrows, i, usable = 0;
+	int rc;
+
+	if (ctx->stop && *ctx->stop)
+		return PIPELINE_INTERRUPTED;
+	options(ctx->cfg, &o, &fdr);
+	if (db_analyze_runs(ctx->db, job->series_id, &runs, &nruns)) {
+		strbuf_addstr(&out->reason, "the runs cannot be read");
+		return PIPELINE_RETRY;
+	}
+	if (!nruns) {
+		strbuf_addstr(&out->reason, "the series has no run to "
+			      "analyze");
+		goto out;
+	}
+	sets = calloc(nruns, sizeof(*sets));
+	if (!sets)
+		die("analyze", "out of memory");
+	for (i = 0; i < nruns; i++) {
+		struct db_analyze_run *r = &runs[i];
+
+		analyze_set_init(&sets[i]);
+		strbuf_reset(&why);
+		rc = analyze_run(ctx, r, &sets[i], &o, &why);
+		if (rc == -1) {
+			strbuf_addf(&out->reason, "%s: the samples of run %lld "
+				    "cannot be read", r->arch, r->id);
+			res = PIPELINE_RETRY;
+		} else if (rc == -2) {
+			strbuf_addstr(&out->reason, "the statistics refused "
+				      "the options (see the log)");
+		} else if (why.len) {
+			/* An unusable arch gives no rows. */
+			strbuf_addf(&skipped, "%s%s", skipped.len ? "; " : "",
+				    why.buf);
+			analyze_set_release(&sets[i]);
+		} else {
+			usable++;
+		}
+		if (rc < 0)
+			goto out;
+	}
+	if (!usable) {
+		strbuf_addstr(&out->reason, skipped.buf);
+		goto out;
+	}
+	analyze_adjust(sets, nruns, fdr);
+	rows = rows_of(runs, sets, nruns, &nrows);
+	if (db_analyze_store(ctx->db, job->series_id, rows, nrows)) {
+		strbuf_addstr(&out->reason, "the comparisons cannot be "
+			      "stored");
+		res = PIPELINE_RETRY;
+		goto out;
+	}
+	log_info("analyze", "series %lld: %zu comparisons", job->series_id,
+		 nrows);
+	if (skipped.len)
+		log_warn("analyze", "series %lld: not analyzed: %s",
+			 job->series_id, skipped.buf);
+	res = PIPELINE_OK;
+out:
+	for (i = 0; sets && i < nruns; i++)
+		analyze_set_release(&sets[i]);
+	free(sets);
+	free(rows);
+	db_analyze_runs_free(runs, nruns);
+	strbuf_release(&skipped);
+	strbuf_release(&why);
+	return res;
+}

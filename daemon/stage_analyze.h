@@ -1,0 +1,34 @@
+/*
+ * stage_analyze.h - the pipeline's analyze stage: a series' runs become
+ * per-metric comparisons with verdicts.
+ *
+ * For every arch the series has runs for, the newest run that finished
+ * (status not 'running' and not 'interrupted': an interrupted run is
+ * never analysed, its job's next attempt started a new one) is taken.
+ * The samples of its boots with status 'ok' are grouped by (workload,
+ * metric, params), each boot's iterations reduced to their median, and
+ * base is compared with patched by stats.c with the configuration's
+ * stats.threshold_pct, alpha and min_samples (analyze.c).  The p-values
+ * of all metrics of the series, every arch together, are adjusted: Holm
+ * into p_holm, stats.fdr_method into p_adjusted.  The verdict is stats.c's
+ * for the metric at alpha; the adjusted values are reported beside it.
+ * All comparison rows of the series are then replaced in one transaction,
+ * so running the stage again leaves one set of rows.
+ *
+ * Outcomes: PIPELINE_OK (series "analyzed", next "report") when at least
+ * one arch gave comparisons (an arch that did not is logged; its run's
+ * status and boot counts are in the API); PIPELINE_FAIL ("failed") when
+ * none did, with one reason per arch, e.g. "x86_64: no complete boots on
+ * the patched side (run 3 ended no-samples; 4 patched boots failed)";
+ * PIPELINE_RETRY on a database error.
+ */
+#ifndef KREGRESS_STAGE_ANALYZE_H
+#define KREGRESS_STAGE_ANALYZE_H
+
+#include "pipeline.h"
+
+enum pipeline_result stage_analyze(struct pipeline_ctx *ctx,
+				   const struct job *job,
+				   struct pipeline_outcome *out);
+
+#endif
