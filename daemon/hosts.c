@@ -93,6 +93,7 @@ static int probe(struct db *db, const struct config_host *ch,
 	spec.kernel = kit->kernel;
 	spec.initrd = kit->initrd;
 	spec.cmdline = PROBE_CMDLINE;
+	spec.end_marker = "KREGRESS 1 probe END ";
 	spec.arch = arch;
 	spec.log_dir = kit->log_dir;
 	if (probe_host(vm, &spec, &res)) {

@@ -38,6 +38,7 @@ static int try_boot(struct vm_host *h, const struct probe_spec *spec,
 	bs.kernel = spec->kernel;
 	bs.initrd = spec->initrd;
 	bs.cmdline = spec->cmdline;
+	bs.end_marker = spec->end_marker;
 	bs.arch = spec->arch;
 	bs.accel = accel;
 	bs.memory_mib = 128;

@@ -30,6 +30,9 @@ struct probe_spec {
 	const char *kernel;	/* for the host's arch */
 	const char *initrd;	/* init that prints and ends the guest */
 	const char *cmdline;	/* extra arguments, may be NULL */
+	/* A console line starting with this (may be NULL) ends the probe
+	 * as cleanly as a power-off (see vm_boot_spec.end_marker). */
+	const char *end_marker;
 	enum vm_arch arch;
 	unsigned int kvm_timeout_s;	/* 0 = 20 */
 	unsigned int tcg_timeout_s;	/* 0 = 60 */
