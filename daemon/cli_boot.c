@@ -230,9 +230,16 @@ int cli_boot(int argc, char **argv)
 	    vm_accel_parse(accel, &spec.accel) < 0)
 		return CLI_USAGE;
 	if (plan) {
-		if (plan_file_cmdline(plan, &cmdline) < 0 ||
+		unsigned int mem, cpus;
+
+		if (plan_file_cmdline(plan, &cmdline, &mem, &cpus) < 0 ||
 		    make_nonce(nonce, sizeof(nonce)) < 0)
 			goto out;
+		/* --memory and --vcpus win over the plan's machine line */
+		if (!spec.memory_mib)
+			spec.memory_mib = mem;
+		if (!spec.vcpus)
+			spec.vcpus = cpus;
 		strbuf_addf(&cmdline, " kregress.nonce=%s", nonce);
 		strbuf_addf(&end, "KREGRESS 1 %s END ", nonce);
 		col.end = end.buf;
@@ -523,7 +530,7 @@ int cli_ab(int argc, char **argv)
 		return error("ab", "getrandom failed"), CLI_FAILED;
 	if (!nhosts)
 		uris[nhosts++] = "qemu:///system";
-	if (plan_file_cmdline(plan, &cmd) < 0)
+	if (plan_file_cmdline(plan, &cmd, &spec.memory_mib, &spec.vcpus) < 0)
 		goto out;
 	spec.plan_cmdline = cmd.buf;
 	spec.accel = (int)acc;

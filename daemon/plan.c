@@ -199,6 +199,16 @@ static int parse_line(struct parse_state *st, char *line, int ln,
 				    "timeout: expected 1..86400 seconds");
 		return 0;
 	}
+	if (!strcmp(w[0], "machine")) {
+		struct plan *p = st->plan;
+
+		if (n != 3 || parse_uint(w[1], 1 << 20, &p->memory_mib) ||
+		    p->memory_mib < 64 || parse_uint(w[2], 64, &p->vcpus) ||
+		    !p->vcpus)
+			return fail(err, errsz, ln, "machine: expected memory "
+				    "in MiB (64 or more) and vCPUs (1..64)");
+		return 0;
+	}
 	if (!strcmp(w[0], "swap")) {
 		struct plan *p = st->plan;
 

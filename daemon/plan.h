@@ -4,6 +4,8 @@
  *
  *	# comments and blank lines are ignored
  *	kregress-plan 1			first directive, required
+ *	machine 2048 2			the guest: memory in MiB, vCPUs
+ *					  (default: the runner's, 256 and 1)
  *	swap none			| zram <MiB> | file <path> <MiB>
  *	thp always			| madvise | never | keep; applies to
  *					  the runs that follow it
@@ -55,6 +57,8 @@ struct plan_run {
 };
 
 struct plan {
+	unsigned memory_mib;		/* "machine"; 0 = the runner's */
+	unsigned vcpus;			/* "machine"; 0 = the runner's */
 	enum plan_swap swap;
 	unsigned swap_mb;		/* size of the zram disk or file */
 	char swap_path[PLAN_PATH_MAX + 1];	/* PLAN_SWAP_FILE only */

@@ -9,7 +9,8 @@
 #include "plan.h"
 #include "plan_file.h"
 
-int plan_file_cmdline(const char *path, struct strbuf *out)
+int plan_file_cmdline(const char *path, struct strbuf *out,
+		      unsigned int *memory_mib, unsigned int *vcpus)
 {
 	struct strbuf text = STRBUF_INIT, val = STRBUF_INIT;
 	struct plan *plan = malloc(sizeof(*plan));	/* ~70 KiB */
@@ -24,6 +25,10 @@ int plan_file_cmdline(const char *path, struct strbuf *out)
 		error("plan", "%s: %s", path, err);
 		goto out;
 	}
+	if (memory_mib)
+		*memory_mib = plan->memory_mib;
+	if (vcpus)
+		*vcpus = plan->vcpus;
 	for (line = strtok_r(text.buf, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		while (*line == ' ' || *line == '\t')

@@ -16,9 +16,12 @@
 
 /*
  * Reads and checks the plan at path and appends kregress.plan="..." to
- * out.  Returns 0, or -1 (logged, naming the file) on an unreadable or
- * invalid plan, a '"' or ';' in it, or one too long.
+ * out; *memory_mib and *vcpus (may be NULL) get the guest its "machine"
+ * line asks for, 0 when it has none.  Returns 0, or -1 (logged, naming
+ * the file) on an unreadable or invalid plan, a '"' or ';' in it, or one
+ * too long.
  */
-int plan_file_cmdline(const char *path, struct strbuf *out);
+int plan_file_cmdline(const char *path, struct strbuf *out,
+		      unsigned int *memory_mib, unsigned int *vcpus);
 
 #endif

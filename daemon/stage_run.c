@@ -116,10 +116,11 @@ static const char *env_or(const char *name, const char *dflt)
 	return v && *v ? v : dflt;
 }
 
-/* The plan for arch and accel, rendered for the kernel command line. */
+/* The plan for arch and accel, rendered for the kernel command line,
+ * and the guest it asks for. */
 static int plan_cmdline(const struct config *cfg, int arch,
-			enum vm_accel accel, struct strbuf *cmd,
-			struct strbuf *reason)
+			enum vm_accel accel, struct runner_spec *spec,
+			struct strbuf *cmd, struct strbuf *reason)
 {
 	int k = accel == VM_ACCEL_KVM ? CONFIG_ACCEL_KVM : CONFIG_ACCEL_TCG;
 	const char *path = cfg->plans[arch][k];
@@ -131,7 +132,7 @@ static int plan_cmdline(const struct config *cfg, int arch,
 			    KREGRESS_DATADIR, vm_accel_str(accel));
 		path = dflt.buf;
 	}
-	if (plan_file_cmdline(path, cmd)) {
+	if (plan_file_cmdline(path, cmd, &spec->memory_mib, &spec->vcpus)) {
 		strbuf_addf(reason, "%s: the plan %s cannot be used (see the "
 			    "log)", config_arch_str(arch), path);
 		ret = -1;
@@ -208,7 +209,8 @@ static enum pipeline_result run_arch(struct pipeline_ctx *ctx,
 		r = ret == -1 ? PIPELINE_FAIL : PIPELINE_RETRY;
 		goto out;
 	}
-	if (plan_cmdline(cfg, arch, set.accel, &cmd, &out->reason))
+	memset(&spec, 0, sizeof(spec));
+	if (plan_cmdline(cfg, arch, set.accel, &spec, &cmd, &out->reason))
 		goto out;
 	if (getrandom(&seed, sizeof(seed), 0) != (ssize_t)sizeof(seed)) {
 		strbuf_addstr(&out->reason, "getrandom failed");
@@ -233,7 +235,6 @@ static enum pipeline_result run_arch(struct pipeline_ctx *ctx,
 		goto out;
 	}
 
-	memset(&spec, 0, sizeof(spec));
 	spec.kernel[SCHEDULE_BASE] = im.image[SCHEDULE_BASE];
 	spec.kernel[SCHEDULE_PATCHED] = im.image[SCHEDULE_PATCHED];
 	spec.initrd[SCHEDULE_BASE] = spec.initrd[SCHEDULE_PATCHED] = initrd;

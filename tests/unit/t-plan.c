@@ -62,6 +62,7 @@ int main(void)
 		 "thp never\n"
 		 "timeout 7\n"
 		 "swap file /swapfile 128\n"
+		 "machine 1024 2\n"
 		 "run\tmremap --pud-mb 8  --iterations 2\n"
 		 "thp keep\n"
 		 "run page-zero-check\n") == 0, "valid plan: %s", err);
@@ -80,6 +81,7 @@ int main(void)
 	is_int(plan.swap, PLAN_SWAP_FILE, "swap file");
 	is_str(plan.swap_path, "/swapfile", "swap path");
 	is_int(plan.swap_mb, 128, "swap size");
+	ok(plan.memory_mib == 1024 && plan.vcpus == 2, "machine: memory, vCPUs");
 	is_str(plan_thp_str(PLAN_THP_MADVISE), "madvise", "thp names");
 	is_str(plan_swap_str(PLAN_SWAP_ZRAM), "zram", "swap names");
 
@@ -94,6 +96,12 @@ int main(void)
 	bad("kregress-plan 1\nrun\n", "name missing", "run without name");
 	bad("kregress-plan 1\nrun x \x01\n", "not printable", "control byte");
 	bad("kregress-plan 1\nthp sometimes\nrun x\n", "thp:", "bad thp");
+	bad("kregress-plan 1\nmachine 32 1\nrun x\n", "machine:",
+	    "a guest too small");
+	bad("kregress-plan 1\nmachine 512 0\nrun x\n", "machine:",
+	    "no vCPU");
+	bad("kregress-plan 1\nmachine 512\nrun x\n", "machine:",
+	    "machine without vCPUs");
 	bad("kregress-plan 1\ntimeout 0\nrun x\n", "timeout", "zero timeout");
 	bad("kregress-plan 1\ntimeout 99999999999\nrun x\n", "timeout",
 	    "huge timeout");
