@@ -390,6 +390,14 @@ static void domain_xml(struct strbuf *sb, const struct vm_boot_spec *spec,
 		xml_escape(sb, spec->cmdline);
 	}
 	strbuf_addstr(sb, "</cmdline>\n  </os>\n");
+	/*
+	 * Without <acpi/> libvirt starts an x86 guest with ACPI off: the
+	 * kernel then finds no HPET or PM timer, cannot calibrate the TSC
+	 * under TCG, keeps time in jiffies (every workload time reads 0) and
+	 * cannot power off.  arm64 boots from the device tree instead.
+	 */
+	if (!arm)
+		strbuf_addstr(sb, "  <features><acpi/></features>\n");
 	if (spec->accel == VM_ACCEL_KVM)
 		strbuf_addstr(sb, "  <cpu mode='host-passthrough'/>\n");
 	else if (arm)
@@ -715,7 +723,7 @@ int vm_boot(struct vm_host *h, const struct vm_boot_spec *spec,
 	pthread_t tid;
 	int have_thread = 0, timed_out = 0, stopped = 0, ret = -1;
 	int alive = 1, reason = 0, destroyed = 0;
-	double t0, deadline, next_state, grace_end = 0;
+	double t0, deadline, next_state, grace_end = 0, t_end = 0;
 	unsigned int timeout_s = spec->timeout_s ? spec->timeout_s : 120;
 
 	memset(res, 0, sizeof(*res));
@@ -833,6 +841,7 @@ int vm_boot(struct vm_host *h, const struct vm_boot_spec *spec,
 	}
 	pthread_mutex_unlock(&c.lock);
 	res->run_s = now_s() - c.t_resume;
+	t_end = now_s();
 	if (alive == 2)
 		stopped = 1;
 	ret = 0;
@@ -862,6 +871,8 @@ out:
 		virStreamFree(c.st);
 	if (c.fd >= 0)
 		close(c.fd);
+	if (t_end > 0)
+		res->teardown_s = now_s() - t_end;
 	res->console_bytes = c.written;
 	res->console_truncated = c.truncated;
 	res->reached_init = c.gl.reached_init;

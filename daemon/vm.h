@@ -116,6 +116,8 @@ struct vm_result {
 	double run_s;		/* resume to end of domain */
 	double first_output_s;	/* resume to first console byte, -1 none */
 	double done_s;		/* resume to on_console() said done, -1 */
+	double teardown_s;	/* end of run_s to the domain gone and the
+				 * console closed (vm_boot returning) */
 	size_t console_bytes;	/* bytes written to the log */
 	int console_truncated;	/* the cap was reached */
 	int reached_init;	/* the kernel started /init */
