@@ -51,6 +51,7 @@
 #include "vm.h"
 
 #define VM_PREFIX		"kregress-"
+#define VM_RAND_BYTES		6	/* random part of a name, in hex */
 #define VM_POLL_MS		100
 #define VM_STATE_POLL_MS	500
 #define VM_DONE_GRACE_MS	500	/* after the guest said it is done */
@@ -422,7 +423,7 @@ static void domain_xml(struct strbuf *sb, const struct vm_boot_spec *spec,
 
 static int random_name(char *out, size_t size)
 {
-	unsigned char r[6];
+	unsigned char r[VM_RAND_BYTES];
 	size_t i;
 	struct strbuf sb = STRBUF_INIT;
 
@@ -920,6 +921,24 @@ out:
 	return ret;
 }
 
+int vm_name_matches(const char *name, const char *prefix)
+{
+	size_t n;
+
+	if (!prefix)
+		prefix = vm_name_prefix();
+	n = strlen(prefix);
+	if (strncmp(name, prefix, n))
+		return 0;
+	if (strcmp(prefix, VM_PREFIX))
+		return 1;
+	/* The plain prefix owns "kregress-<hex>" only, not kregress-t12-... */
+	name += n;
+	if (strlen(name) != 2 * VM_RAND_BYTES)
+		return 0;
+	return strspn(name, "0123456789abcdef") == 2 * VM_RAND_BYTES;
+}
+
 static int for_each_prefixed(struct vm_host *h, const char *prefix,
 			     int destroy, int *count)
 {
@@ -939,7 +958,7 @@ static int for_each_prefixed(struct vm_host *h, const char *prefix,
 	for (i = 0; i < n; i++) {
 		const char *name = virDomainGetName(doms[i]);
 
-		if (name && !strncmp(name, prefix, strlen(prefix))) {
+		if (name && vm_name_matches(name, prefix)) {
 			if (!destroy) {
 				found++;
 			} else if (virDomainDestroy(doms[i]) == 0) {

@@ -135,13 +135,23 @@ int vm_boot(struct vm_host *h, const struct vm_boot_spec *spec,
 	    struct vm_result *res);
 
 /*
- * Destroys every domain on h whose name starts with prefix (NULL = the
- * vm_name_prefix()); prefix must start with "kregress-".  *reaped (may be
- * NULL) gets how many were destroyed.
+ * 1 when a domain named name is one of prefix's (NULL = vm_name_prefix()),
+ * 0 if not.  A name is prefix's when it starts with prefix; but the plain
+ * "kregress-" owns only the names vm_boot() gives it ("kregress-" and 12
+ * hex digits), never those of a longer prefix ("kregress-t123-..."), so
+ * that a daemon reaping its leftovers at start-up leaves the domains of
+ * tests and benchmarks on the same libvirtd alone.
+ */
+int vm_name_matches(const char *name, const char *prefix);
+
+/*
+ * Destroys every domain on h whose name vm_name_matches() prefix (NULL =
+ * the vm_name_prefix()); prefix must start with "kregress-".  *reaped (may
+ * be NULL) gets how many were destroyed.
  */
 int vm_reap(struct vm_host *h, const char *prefix, int *reaped);
 
-/* How many running domains on h have names starting with prefix. */
+/* How many running domains on h have names that match prefix. */
 int vm_count(struct vm_host *h, const char *prefix, int *count);
 
 #endif

@@ -35,6 +35,9 @@ PLAN = ("kregress-plan 1\n"
         "run memset-order --size-mb 4 --iterations 3 --warmup 1\n")
 WORKLOADS = ["thp-fault", "memset-order", "mremap", "zero-swap",
              "page-zero-check"]
+# Domains of our own prefix: a kregressd starting on the same libvirtd
+# reaps every "kregress-" domain (and our boots would fail mid-way).
+os.environ.setdefault("KREGRESS_VM_PREFIX", "kregress-bench%d-" % os.getpid())
 
 
 def cpio_newc(entries):
