@@ -20,9 +20,12 @@
  * on_reboot and on_crash all "destroy", and "panic=-1" on the command line
  * (a panicking kernel reboots at once, which ends the domain).  The console
  * is opened, the domain resumed, and the domain destroyed at the deadline
- * if it has not ended by itself.  vm_reap() is the second line of defence
- * for domains that survive their creator anyway (a libvirtd restart, a
- * remote connection not yet timed out).
+ * if it has not ended by itself.  A guest that ended by itself is not
+ * waited for: libvirt's lifecycle event says it is shutting down, and
+ * libvirtd then kills QEMU and polls (200 ms at least) until the process
+ * is gone; vm_boot() returns at once instead.  vm_reap() is the second
+ * line of defence for domains that survive their creator anyway (a
+ * libvirtd restart, a remote connection not yet timed out).
  *
  * Remote hosts: a kernel path is meaningless on another machine, so for a
  * remote URI the kernel and initramfs are uploaded as volumes of a
@@ -57,6 +60,7 @@
 #define VM_DONE_GRACE_MS	500	/* after the guest said it is done */
 #define VM_PANIC_GRACE_MS	1500	/* to capture the rest of a trace */
 #define VM_READER_WAIT_MS	1000
+#define VM_EVENT_WAIT_MS	100	/* for the shutdown event after EOF */
 #define VM_POOL_NAME		"kregress"
 #define VM_POOL_PATH		"/var/lib/libvirt/kregress-pool"
 #define VM_UPLOAD_MAX		(512ULL << 20)
@@ -604,9 +608,33 @@ struct console {
 	int truncated;
 	int ended;		/* the stream reached EOF or an error */
 	int done;		/* on_console() said the guest is done */
+	int going;		/* libvirt reported the guest shut down or
+				 * stopped: it destroys the domain itself */
 	double t_resume, t_first, t_done;
 	struct guestlog gl;
 };
+
+/*
+ * Lifecycle events of the domain, on the event loop thread.  A guest that
+ * powers off, reboots or crashes is "shutdown" first (QEMU runs with
+ * -no-shutdown); with on_poweroff/on_reboot/on_crash "destroy", libvirtd
+ * then kills QEMU by itself and waits for the process to be gone (at
+ * least one 200 ms poll).  Knowing that, vm_boot() need not wait for it.
+ */
+static int lifecycle_event(virConnectPtr conn, virDomainPtr dom, int event,
+			   int detail, void *opaque)
+{
+	struct console *c = opaque;
+
+	if (event != VIR_DOMAIN_EVENT_SHUTDOWN &&
+	    event != VIR_DOMAIN_EVENT_STOPPED)
+		return 0;
+	pthread_mutex_lock(&c->lock);
+	c->going = 1;
+	pthread_cond_signal(&c->cond);
+	pthread_mutex_unlock(&c->lock);
+	return 0;
+}
 
 static void *console_thread(void *arg)
 {
@@ -723,7 +751,7 @@ int vm_boot(struct vm_host *h, const struct vm_boot_spec *spec,
 	virDomainPtr dom = NULL;
 	pthread_t tid;
 	int have_thread = 0, timed_out = 0, stopped = 0, ret = -1;
-	int alive = 1, reason = 0, destroyed = 0;
+	int alive = 1, reason = 0, destroyed = 0, event_id = -1, going;
 	double t0, deadline, next_state, grace_end = 0, t_end = 0;
 	unsigned int timeout_s = spec->timeout_s ? spec->timeout_s : 120;
 
@@ -791,6 +819,10 @@ int vm_boot(struct vm_host *h, const struct vm_boot_spec *spec,
 			     virt_error());
 		goto out;
 	}
+	/* Without events, teardown waits for libvirtd (slower, same result). */
+	event_id = virConnectDomainEventRegisterAny(h->conn, dom,
+			VIR_DOMAIN_EVENT_ID_LIFECYCLE,
+			VIR_DOMAIN_EVENT_CALLBACK(lifecycle_event), &c, NULL);
 	c.st = virStreamNew(h->conn, 0);
 	if (!c.st || virDomainOpenConsole(dom, NULL, c.st,
 					  VIR_DOMAIN_CONSOLE_FORCE) < 0) {
@@ -840,17 +872,33 @@ int vm_boot(struct vm_host *h, const struct vm_boot_spec *spec,
 		}
 		wait_ms(&c, VM_POLL_MS);
 	}
-	pthread_mutex_unlock(&c.lock);
 	res->run_s = now_s() - c.t_resume;
 	t_end = now_s();
+	/*
+	 * The console's EOF may overtake libvirt's shutdown event; a guest
+	 * that is done and gone is worth a short wait for it.
+	 */
+	while (event_id >= 0 && c.done && c.ended && !c.going &&
+	       now_s() < t_end + VM_EVENT_WAIT_MS / 1000.0)
+		wait_ms(&c, 10);
+	pthread_mutex_unlock(&c.lock);
 	if (alive == 2)
 		stopped = 1;
 	ret = 0;
 out:
+	pthread_mutex_lock(&c.lock);
+	going = c.going;
+	pthread_mutex_unlock(&c.lock);
 	if (dom) {
-		/* Ends the console stream too; harmless if already gone. */
-		if (domain_alive(dom, &reason))
+		/*
+		 * Ends the console stream too; harmless if already gone.  A
+		 * domain libvirt is destroying already is left to it: asking
+		 * would only wait for its kill loop.
+		 */
+		if (!going && domain_alive(dom, &reason))
 			destroyed = virDomainDestroy(dom) == 0;
+		if (event_id >= 0)
+			virConnectDomainEventDeregisterAny(h->conn, event_id);
 		virDomainFree(dom);
 	}
 	if (have_thread) {
