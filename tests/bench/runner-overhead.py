@@ -188,8 +188,8 @@ def main():
         print("  plain qemu, launch to exit after SIGTERM at END: median "
               "%.2f s; ratio kregress/that %.3f" % (mx, mr / mx))
         print("  kregress breakdown (medians): create %.2f s, guest start "
-              "to END %.2f s, teardown (guest done to domain gone) %.2f s, "
-              "the rest (process start, connect, parse) %.2f s"
+              "to END %.2f s, teardown (guest done to vm_boot's return) "
+              "%.2f s, the rest (process start, connect, parse) %.2f s"
               % (med(rn_create), med(rn_end), med(rn_down),
                  mr - med(rn_create) - med(rn_end) - med(rn_down)))
         print("  boot-to-first-sample: plain median %.2f s (from launch), "
