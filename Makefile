@@ -166,10 +166,7 @@ run:
 
 serve: programs
 	$(BUILD)/kregress tree import --tarball $(LINUX_TARBALL) $(RUN_TREE)
-	@if [ -c /dev/kvm ] && getent group kvm >/dev/null; then \
-		chgrp kvm /dev/kvm && chmod 0660 /dev/kvm; fi
-	@virsh -q -c qemu:///system uri >/dev/null 2>&1 || \
-		{ virtlogd -d && libvirtd -d; }
+	@systemd/libvirt-start.sh >/dev/null
 	KREGRESS_CONFIG_DIR=$(CURDIR)/builders/configs \
 		$(BUILD)/kregressd -c $(RUN_CONFIG)
 .PHONY: run serve

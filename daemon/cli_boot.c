@@ -95,6 +95,7 @@ static void print_result(FILE *f, const struct vm_result *r,
 		fprintf(f, "first_sample_s: %.3f\n", c->first_sample_s);
 	if (r->done_s >= 0)
 		fprintf(f, "last_result_s: %.3f\n", r->done_s);
+	fprintf(f, "teardown_s: %.3f\n", r->teardown_s);
 	fprintf(f, "console_bytes: %zu%s\n", r->console_bytes,
 		r->console_truncated ? " (truncated)" : "");
 }

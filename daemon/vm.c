@@ -20,9 +20,12 @@
  * on_reboot and on_crash all "destroy", and "panic=-1" on the command line
  * (a panicking kernel reboots at once, which ends the domain).  The console
  * is opened, the domain resumed, and the domain destroyed at the deadline
- * if it has not ended by itself.  vm_reap() is the second line of defence
- * for domains that survive their creator anyway (a libvirtd restart, a
- * remote connection not yet timed out).
+ * if it has not ended by itself.  A guest that ended by itself is not
+ * waited for: libvirt's lifecycle event says it is shutting down, and
+ * libvirtd then kills QEMU and polls (200 ms at least) until the process
+ * is gone; vm_boot() returns at once instead.  vm_reap() is the second
+ * line of defence for domains that survive their creator anyway (a
+ * libvirtd restart, a remote connection not yet timed out).
  *
  * Remote hosts: a kernel path is meaningless on another machine, so for a
  * remote URI the kernel and initramfs are uploaded as volumes of a
@@ -51,11 +54,13 @@
 #include "vm.h"
 
 #define VM_PREFIX		"kregress-"
+#define VM_RAND_BYTES		6	/* random part of a name, in hex */
 #define VM_POLL_MS		100
 #define VM_STATE_POLL_MS	500
 #define VM_DONE_GRACE_MS	500	/* after the guest said it is done */
 #define VM_PANIC_GRACE_MS	1500	/* to capture the rest of a trace */
 #define VM_READER_WAIT_MS	1000
+#define VM_EVENT_WAIT_MS	100	/* for the shutdown event after EOF */
 #define VM_POOL_NAME		"kregress"
 #define VM_POOL_PATH		"/var/lib/libvirt/kregress-pool"
 #define VM_UPLOAD_MAX		(512ULL << 20)
@@ -390,6 +395,14 @@ static void domain_xml(struct strbuf *sb, const struct vm_boot_spec *spec,
 		xml_escape(sb, spec->cmdline);
 	}
 	strbuf_addstr(sb, "</cmdline>\n  </os>\n");
+	/*
+	 * Without <acpi/> libvirt starts an x86 guest with ACPI off: the
+	 * kernel then finds no HPET or PM timer, cannot calibrate the TSC
+	 * under TCG, keeps time in jiffies (every workload time reads 0) and
+	 * cannot power off.  arm64 boots from the device tree instead.
+	 */
+	if (!arm)
+		strbuf_addstr(sb, "  <features><acpi/></features>\n");
 	if (spec->accel == VM_ACCEL_KVM)
 		strbuf_addstr(sb, "  <cpu mode='host-passthrough'/>\n");
 	else if (arm)
@@ -414,7 +427,7 @@ static void domain_xml(struct strbuf *sb, const struct vm_boot_spec *spec,
 
 static int random_name(char *out, size_t size)
 {
-	unsigned char r[6];
+	unsigned char r[VM_RAND_BYTES];
 	size_t i;
 	struct strbuf sb = STRBUF_INIT;
 
@@ -595,9 +608,33 @@ struct console {
 	int truncated;
 	int ended;		/* the stream reached EOF or an error */
 	int done;		/* on_console() said the guest is done */
+	int going;		/* libvirt reported the guest shut down or
+				 * stopped: it destroys the domain itself */
 	double t_resume, t_first, t_done;
 	struct guestlog gl;
 };
+
+/*
+ * Lifecycle events of the domain, on the event loop thread.  A guest that
+ * powers off, reboots or crashes is "shutdown" first (QEMU runs with
+ * -no-shutdown); with on_poweroff/on_reboot/on_crash "destroy", libvirtd
+ * then kills QEMU by itself and waits for the process to be gone (at
+ * least one 200 ms poll).  Knowing that, vm_boot() need not wait for it.
+ */
+static int lifecycle_event(virConnectPtr conn, virDomainPtr dom, int event,
+			   int detail, void *opaque)
+{
+	struct console *c = opaque;
+
+	if (event != VIR_DOMAIN_EVENT_SHUTDOWN &&
+	    event != VIR_DOMAIN_EVENT_STOPPED)
+		return 0;
+	pthread_mutex_lock(&c->lock);
+	c->going = 1;
+	pthread_cond_signal(&c->cond);
+	pthread_mutex_unlock(&c->lock);
+	return 0;
+}
 
 static void *console_thread(void *arg)
 {
@@ -714,8 +751,8 @@ int vm_boot(struct vm_host *h, const struct vm_boot_spec *spec,
 	virDomainPtr dom = NULL;
 	pthread_t tid;
 	int have_thread = 0, timed_out = 0, stopped = 0, ret = -1;
-	int alive = 1, reason = 0, destroyed = 0;
-	double t0, deadline, next_state, grace_end = 0;
+	int alive = 1, reason = 0, destroyed = 0, event_id = -1, going;
+	double t0, deadline, next_state, grace_end = 0, t_end = 0;
 	unsigned int timeout_s = spec->timeout_s ? spec->timeout_s : 120;
 
 	memset(res, 0, sizeof(*res));
@@ -782,6 +819,10 @@ int vm_boot(struct vm_host *h, const struct vm_boot_spec *spec,
 			     virt_error());
 		goto out;
 	}
+	/* Without events, teardown waits for libvirtd (slower, same result). */
+	event_id = virConnectDomainEventRegisterAny(h->conn, dom,
+			VIR_DOMAIN_EVENT_ID_LIFECYCLE,
+			VIR_DOMAIN_EVENT_CALLBACK(lifecycle_event), &c, NULL);
 	c.st = virStreamNew(h->conn, 0);
 	if (!c.st || virDomainOpenConsole(dom, NULL, c.st,
 					  VIR_DOMAIN_CONSOLE_FORCE) < 0) {
@@ -831,16 +872,33 @@ int vm_boot(struct vm_host *h, const struct vm_boot_spec *spec,
 		}
 		wait_ms(&c, VM_POLL_MS);
 	}
-	pthread_mutex_unlock(&c.lock);
 	res->run_s = now_s() - c.t_resume;
+	t_end = now_s();
+	/*
+	 * The console's EOF may overtake libvirt's shutdown event; a guest
+	 * that is done and gone is worth a short wait for it.
+	 */
+	while (event_id >= 0 && c.done && c.ended && !c.going &&
+	       now_s() < t_end + VM_EVENT_WAIT_MS / 1000.0)
+		wait_ms(&c, 10);
+	pthread_mutex_unlock(&c.lock);
 	if (alive == 2)
 		stopped = 1;
 	ret = 0;
 out:
+	pthread_mutex_lock(&c.lock);
+	going = c.going;
+	pthread_mutex_unlock(&c.lock);
 	if (dom) {
-		/* Ends the console stream too; harmless if already gone. */
-		if (domain_alive(dom, &reason))
+		/*
+		 * Ends the console stream too; harmless if already gone.  A
+		 * domain libvirt is destroying already is left to it: asking
+		 * would only wait for its kill loop.
+		 */
+		if (!going && domain_alive(dom, &reason))
 			destroyed = virDomainDestroy(dom) == 0;
+		if (event_id >= 0)
+			virConnectDomainEventDeregisterAny(h->conn, event_id);
 		virDomainFree(dom);
 	}
 	if (have_thread) {
@@ -862,6 +920,8 @@ out:
 		virStreamFree(c.st);
 	if (c.fd >= 0)
 		close(c.fd);
+	if (t_end > 0)
+		res->teardown_s = now_s() - t_end;
 	res->console_bytes = c.written;
 	res->console_truncated = c.truncated;
 	res->reached_init = c.gl.reached_init;
@@ -909,6 +969,24 @@ out:
 	return ret;
 }
 
+int vm_name_matches(const char *name, const char *prefix)
+{
+	size_t n;
+
+	if (!prefix)
+		prefix = vm_name_prefix();
+	n = strlen(prefix);
+	if (strncmp(name, prefix, n))
+		return 0;
+	if (strcmp(prefix, VM_PREFIX))
+		return 1;
+	/* The plain prefix owns "kregress-<hex>" only, not kregress-t12-... */
+	name += n;
+	if (strlen(name) != 2 * VM_RAND_BYTES)
+		return 0;
+	return strspn(name, "0123456789abcdef") == 2 * VM_RAND_BYTES;
+}
+
 static int for_each_prefixed(struct vm_host *h, const char *prefix,
 			     int destroy, int *count)
 {
@@ -928,7 +1006,7 @@ static int for_each_prefixed(struct vm_host *h, const char *prefix,
 	for (i = 0; i < n; i++) {
 		const char *name = virDomainGetName(doms[i]);
 
-		if (name && !strncmp(name, prefix, strlen(prefix))) {
+		if (name && vm_name_matches(name, prefix)) {
 			if (!destroy) {
 				found++;
 			} else if (virDomainDestroy(doms[i]) == 0) {

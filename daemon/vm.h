@@ -116,6 +116,9 @@ struct vm_result {
 	double run_s;		/* resume to end of domain */
 	double first_output_s;	/* resume to first console byte, -1 none */
 	double done_s;		/* resume to on_console() said done, -1 */
+	double teardown_s;	/* end of run_s to vm_boot returning: the
+				 * console closed, the domain destroyed or
+				 * left to libvirtd (see vm_boot()) */
 	size_t console_bytes;	/* bytes written to the log */
 	int console_truncated;	/* the cap was reached */
 	int reached_init;	/* the kernel started /init */
@@ -126,20 +129,33 @@ struct vm_result {
  * few seconds).  Returns 0 when the boot was carried out — whatever the
  * guest did: the outcome is in res->status and res->reason — and -1 only
  * when nothing could be tried (bad spec, file unreadable, upload failed),
- * with res->status VM_STATUS_ERROR and res->reason set.  The domain never
- * outlives this call.
+ * with res->status VM_STATUS_ERROR and res->reason set.  When it returns
+ * the domain is gone or being destroyed: a guest that powered off,
+ * rebooted or crashed is left to libvirtd, which destroys it by itself
+ * (its on_* actions) within its kill poll of ~0.2 s, instead of being
+ * waited for here; anything else is destroyed before returning.
  */
 int vm_boot(struct vm_host *h, const struct vm_boot_spec *spec,
 	    struct vm_result *res);
 
 /*
- * Destroys every domain on h whose name starts with prefix (NULL = the
- * vm_name_prefix()); prefix must start with "kregress-".  *reaped (may be
- * NULL) gets how many were destroyed.
+ * 1 when a domain named name is one of prefix's (NULL = vm_name_prefix()),
+ * 0 if not.  A name is prefix's when it starts with prefix; but the plain
+ * "kregress-" owns only the names vm_boot() gives it ("kregress-" and 12
+ * hex digits), never those of a longer prefix ("kregress-t123-..."), so
+ * that a daemon reaping its leftovers at start-up leaves the domains of
+ * tests and benchmarks on the same libvirtd alone.
+ */
+int vm_name_matches(const char *name, const char *prefix);
+
+/*
+ * Destroys every domain on h whose name vm_name_matches() prefix (NULL =
+ * the vm_name_prefix()); prefix must start with "kregress-".  *reaped (may
+ * be NULL) gets how many were destroyed.
  */
 int vm_reap(struct vm_host *h, const char *prefix, int *reaped);
 
-/* How many running domains on h have names starting with prefix. */
+/* How many running domains on h have names that match prefix. */
 int vm_count(struct vm_host *h, const char *prefix, int *count);
 
 #endif

@@ -1,39 +1,36 @@
 #!/bin/bash
 # services.sh RUNNER TEST... - start the services the full suite needs, run
 # the tests under prove, stop the services again, and exit with prove's
-# status.  Services already running are used as they are and left running.
+# status.  Services already running are used as they are and left running;
+# the ones started here are stopped by their PIDs.
 set -u
 runner=$1
 shift
+src=$(cd "$(dirname "$0")/.." && pwd)
 
-started=()
-start_service() {	# name command...
-	local name=$1
-	shift
-	if pgrep -x "$name" >/dev/null; then
-		return 0
-	fi
-	"$@" || { echo "services: $name: failed to start" >&2; return 1; }
-	started+=("$name")
-}
-
+started=()	# "NAME PID", in the order they were started
 stop_services() {
-	local name
-	for name in "${started[@]}"; do
-		pkill -x "$name"
+	local i name pid
+	for ((i = ${#started[@]} - 1; i >= 0; i--)); do
+		read -r name pid <<<"${started[i]}"
+		kill "$pid" 2>/dev/null || continue
+		# Wait (bounded) so that nothing outlives `make check`.
+		for _ in $(seq 100); do
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -0 "$pid" 2>/dev/null &&
+			echo "services: $name ($pid) still running" >&2
 	done
 }
 trap stop_services EXIT
 
-# Without udev nobody gives /dev/kvm to the kvm group, and libvirt then
-# re-probes QEMU on every domain it creates (about a minute each).
-if [ -c /dev/kvm ] && getent group kvm >/dev/null; then
-	chgrp kvm /dev/kvm && chmod 0660 /dev/kvm
-fi
-
+# libvirtd (under a subreaper, see the script) and virtlogd.
 if command -v libvirtd >/dev/null; then
-	start_service virtlogd virtlogd -d || exit 1
-	start_service libvirtd libvirtd -d || exit 1
+	out=$("$src/systemd/libvirt-start.sh")
+	rc=$?
+	[ -n "$out" ] && mapfile -t started <<<"$out"
+	[ $rc -eq 0 ] || { echo "services: libvirtd failed to start" >&2; exit 1; }
 fi
 
 prove --exec "$runner" "$@"

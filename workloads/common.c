@@ -15,6 +15,7 @@
 
 #include "common.h"
 #include "frame.h"
+#include "interval.h"
 
 #define JSON_MAX 2048
 
@@ -67,20 +68,31 @@ void wl_info_uint(const char *key, unsigned long value)
 	add_raw(info, &info_len, num);
 }
 
-uint64_t wl_now_ns(void)
+/* A reading of clock id in ns; a clock the kernel lacks fails the run. */
+static uint64_t read_clock(clockid_t id, const char *what)
 {
 	struct timespec ts;
+	uint64_t ns;
+	int rc;
 
-	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec;
+	rc = clock_gettime(id, &ts);
+	if (interval_ts_ns(rc, &ts, &ns) < 0)
+		wl_fail("%s clock: %s%s", what,
+			rc ? strerror(errno) : "invalid reading",
+			id == CLOCK_THREAD_CPUTIME_ID && rc ?
+			" (a kernel without CONFIG_POSIX_TIMERS has none)" :
+			"");
+	return ns;
+}
+
+uint64_t wl_now_ns(void)
+{
+	return read_clock(CLOCK_MONOTONIC_RAW, "monotonic");
 }
 
 uint64_t wl_cpu_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec;
+	return read_clock(CLOCK_THREAD_CPUTIME_ID, "thread CPU-time");
 }
 
 static void emit(const char *body)
@@ -115,6 +127,17 @@ void wl_sample(const char *metric, const char *unit, const char *direction,
 	emit(body);
 	strcpy(info, "{");
 	info_len = 1;
+}
+
+void wl_sample_interval(const char *metric, unsigned long iteration,
+			uint64_t start, uint64_t end)
+{
+	uint64_t ns;
+
+	if (interval_ns(start, end, &ns) < 0)
+		wl_fail("%s: the clock went backwards by %llu ns", metric,
+			(unsigned long long)(start - end));
+	wl_sample(metric, "ns", "lower", iteration, (double)ns);
 }
 
 void wl_fail(const char *fmt, ...)

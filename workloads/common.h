@@ -63,13 +63,18 @@ struct wl_common {
 void wl_parse(const char *workload, int argc, char **argv,
 	      const struct wl_opt *opts, struct wl_common *common);
 
-/* Nanoseconds of CLOCK_MONOTONIC_RAW. */
+/*
+ * Nanoseconds of CLOCK_MONOTONIC_RAW.  A clock that cannot be read fails
+ * the workload (a failure record), never gives a number.
+ */
 uint64_t wl_now_ns(void);
 
 /*
  * Nanoseconds of CPU time of the calling thread (user + system), which,
  * unlike the wall clock, does not count time spent waiting for a CPU on
  * a busy host.  Workloads report it as a second metric, "<name>_cpu".
+ * Fails the workload when the kernel has no such clock (built without
+ * CONFIG_POSIX_TIMERS).
  */
 uint64_t wl_cpu_ns(void);
 
@@ -86,6 +91,14 @@ void wl_info_uint(const char *key, unsigned long value);
  */
 void wl_sample(const char *metric, const char *unit, const char *direction,
 	       unsigned long iteration, double value);
+
+/*
+ * Prints the sample end - start of one clock (wl_now_ns() or wl_cpu_ns()
+ * readings) in ns, lower is better; a clock that went backwards fails the
+ * workload instead of wrapping around into a huge number.
+ */
+void wl_sample_interval(const char *metric, unsigned long iteration,
+			uint64_t start, uint64_t end);
 
 /* Prints a failure record with the reason and exits WL_EXIT_REPORTED. */
 void wl_fail(const char *fmt, ...)

@@ -77,9 +77,9 @@ int main(int argc, char **argv)
 			wl_unmap(p);
 			if (it < 0)
 				continue;
-			wl_sample(names[o], "ns", "lower", it, t1 - t0);
+			wl_sample_interval(names[o], it, t0, t1);
 			snprintf(cpu, sizeof(cpu), "%s_cpu", names[o]);
-			wl_sample(cpu, "ns", "lower", it, c1 - c0);
+			wl_sample_interval(cpu, it, c0, c1);
 		}
 	}
 	return 0;

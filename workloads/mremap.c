@@ -104,7 +104,7 @@ static void run(const char *metric, size_t size, size_t align,
 			    it == (long)c->iterations - 1);
 		cur = !cur;
 		if (it >= 0)
-			wl_sample(metric, "ns", "lower", it, t1 - t0);
+			wl_sample_interval(metric, it, t0, t1);
 	}
 	munmap(base, 2 * slot + align);
 }

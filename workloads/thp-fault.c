@@ -89,8 +89,8 @@ int main(int argc, char **argv)
 			continue;
 		qsort(lat, chunks, sizeof(*lat), cmp_u64);
 		wl_info_uint("anon_huge_kb", huge);
-		wl_sample("pass", "ns", "lower", it, t1 - t0);
-		wl_sample("pass_cpu", "ns", "lower", it, c1 - c0);
+		wl_sample_interval("pass", it, t0, t1);
+		wl_sample_interval("pass_cpu", it, c0, c1);
 		wl_sample("first_touch_2m_median", "ns", "lower", it,
 			  lat[chunks / 2]);
 		wl_sample("first_touch_2m_max", "ns", "lower", it,

@@ -22,7 +22,8 @@ endif
 WL_CFLAGS  ?= -O2 -g
 WL_FLAGS   := -std=gnu11 -D_GNU_SOURCE -Idaemon -Iworkloads -static $(WARNINGS)
 WL_BINS    := $(foreach a,$(WL_ARCHES),$(addprefix $(BUILD)/workloads/$(a)/,init $(WL_NAMES)))
-WL_SHARED  := workloads/common.c workloads/common.h daemon/frame.c daemon/frame.h
+WL_SHARED  := workloads/common.c workloads/common.h daemon/frame.c daemon/frame.h \
+	      daemon/interval.c daemon/interval.h
 
 define WL_ARCH_RULES
 $(BUILD)/workloads/$(1)/init: workloads/init.c daemon/frame.c daemon/frame.h \
@@ -36,7 +37,7 @@ $(BUILD)/workloads/$(1)/%: workloads/%.c $$(WL_SHARED)
 	$$(quiet) CC $$@
 	@mkdir -p $$(@D)
 	$$(Q)$$(WL_CC_$(1)) $$(WL_FLAGS) $$(WL_CFLAGS) -o $$@ \
-		$$< workloads/common.c daemon/frame.c
+		$$< workloads/common.c daemon/frame.c daemon/interval.c
 endef
 $(foreach a,$(WL_ARCHES),$(eval $(call WL_ARCH_RULES,$(a))))
 

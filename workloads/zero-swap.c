@@ -151,11 +151,11 @@ static void run(const char *kind, size_t size, long it)
 	wl_info_uint("present_after_pageout", present);
 	wl_info_uint("resident_after_pageout", resident);
 	snprintf(metric, sizeof(metric), "pageout_%s", kind);
-	wl_sample(metric, "ns", "lower", it, t1 - t0);
+	wl_sample_interval(metric, it, t0, t1);
 	for (i = 0; i < NCOUNTERS; i++)
 		wl_info_uint(counters[i], after[i] - mid[i]);
 	snprintf(metric, sizeof(metric), "swapin_%s", kind);
-	wl_sample(metric, "ns", "lower", it, t3 - t2);
+	wl_sample_interval(metric, it, t2, t3);
 }
 
 int main(int argc, char **argv)

@@ -35,6 +35,9 @@ PLAN = ("kregress-plan 1\n"
         "run memset-order --size-mb 4 --iterations 3 --warmup 1\n")
 WORKLOADS = ["thp-fault", "memset-order", "mremap", "zero-swap",
              "page-zero-check"]
+# Domains of our own prefix: a kregressd starting on the same libvirtd
+# reaps every "kregress-" domain (and our boots would fail mid-way).
+os.environ.setdefault("KREGRESS_VM_PREFIX", "kregress-bench%d-" % os.getpid())
 
 
 def cpio_newc(entries):
@@ -119,9 +122,9 @@ def runner(arch, kernel, initrd, planfile, log):
         return float(m.group(1)) if m else None
     if p.returncode != 0:
         print("  kregress boot failed:\n" + out, file=sys.stderr)
-        return None, None, None, None
+        return None, None, None, None, None
     return t, field("first_sample_s"), field("create_s"), \
-        field("last_result_s")
+        field("last_result_s"), field("teardown_s")
 
 
 def med(xs):
@@ -153,7 +156,8 @@ def main():
         initrd = os.path.join(tmp, "initrd-" + arch)
         make_initrd(arch, initrd)
         pl, rn, pl_first, rn_first = [], [], [], []
-        pl_exit, rn_create, rn_end = [], [], []
+        pl_exit, rn_create, rn_end, rn_down = [], [], [], []
+        load0 = os.getloadavg()
         for i in range(BOOTS):
             # Alternate which side goes first, so drifts hit both.
             order = ("plain", "kregress") if i % 2 == 0 else \
@@ -165,12 +169,13 @@ def main():
                     pl_first.append(f)
                     pl_exit.append(x)
                 else:
-                    t, f, c, e = runner(arch, kernel, initrd, planfile,
-                                        os.path.join(tmp, "log"))
+                    t, f, c, e, d = runner(arch, kernel, initrd, planfile,
+                                           os.path.join(tmp, "log"))
                     rn.append(t)
                     rn_first.append(f)
                     rn_create.append(c)
                     rn_end.append(e)
+                    rn_down.append(d)
         mp, mr = med(pl), med(rn)
         print("runner-overhead %s (TCG, %d boots per side):" % (arch, BOOTS))
         print("  plain qemu, launch to END line: median %.2f s  %s"
@@ -183,12 +188,15 @@ def main():
         print("  plain qemu, launch to exit after SIGTERM at END: median "
               "%.2f s; ratio kregress/that %.3f" % (mx, mr / mx))
         print("  kregress breakdown (medians): create %.2f s, guest start "
-              "to END %.2f s, the rest (connect, destroy, teardown, parse)"
-              " %.2f s" % (med(rn_create), med(rn_end),
-                           mr - med(rn_create) - med(rn_end)))
+              "to END %.2f s, teardown (guest done to vm_boot's return) "
+              "%.2f s, the rest (process start, connect, parse) %.2f s"
+              % (med(rn_create), med(rn_end), med(rn_down),
+                 mr - med(rn_create) - med(rn_end) - med(rn_down)))
         print("  boot-to-first-sample: plain median %.2f s (from launch), "
               "kregress median %.2f s (from guest start)"
               % (med(pl_first), med(rn_first)))
+        print("  load average before/after: %.2f/%.2f (1 min), %d CPUs"
+              % (load0[0], os.getloadavg()[0], os.cpu_count()))
     return 0
 
 

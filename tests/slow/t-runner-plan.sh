@@ -2,7 +2,10 @@
 # t-runner-plan.sh - the workloads' guest /init runs a short plan under
 # TCG; `kregress boot --plan` prints the samples parsed by the result
 # protocol (console.c), for x86_64 and, when the cross toolchain and its
-# kernel are there, arm64.
+# kernel are there, arm64.  The samples must be real measurements: every
+# one above 0 and below the plan's 60 s (a *_cpu sample of ~1.8e19 ns was
+# an unchecked clock read), and the guest must keep time with a real
+# clocksource (x86 without ACPI fell back to jiffies and read 0 ns).
 . "$KREGRESS_SRC/tests/slow/lib-runner.sh"
 need_libvirt
 cat >"$tmp/plan" <<'PLAN'
@@ -15,7 +18,7 @@ PLAN
 arches="x86_64"
 [ -x "$KREGRESS_BUILD/workloads/aarch64/init" ] &&
 	[ "${KREGRESS_SKIP_ARM64:-}" != 1 ] && arches="$arches arm64"
-echo "1..$((5 * $(echo $arches | wc -w)))"
+echo "1..$((7 * $(echo $arches | wc -w)))"
 for arch in $arches; do
 	kernel=$(kernel_for $arch) || { echo "Bail out! no $arch kernel"; exit 1; }
 	initrd_workloads $arch "$tmp/wl-$arch.cpio.gz" ||
@@ -34,6 +37,16 @@ for arch in $arches; do
 	ok $? "$arch: memset-order samples printed"
 	grep -q '^sample: {"type":"sample","workload":"thp-fault"' "$tmp/$arch.out"
 	ok $? "$arch: thp-fault samples printed"
+	sed -n 's/^sample: //p' "$tmp/$arch.out" | /usr/bin/python3 -c '
+import json, sys
+bad = [r for r in map(json.loads, sys.stdin)
+       if not 0 < r["value"] < 60e9]
+for r in bad[:5]:
+    print("# bad sample: %s %s" % (r["metric"], r["value"]))
+sys.exit(1 if bad else 0)'
+	ok $? "$arch: every sample (the *_cpu ones too) is above 0 and below 60 s"
+	! grep -q '"clocksource":"[a-z-]*jiffies"' "$tmp/$arch.log"
+	ok $? "$arch: the guest keeps time with a real clocksource"
 	grep '_s: ' "$tmp/$arch.out" | sed "s/^/# $arch /"
 done
 exit $((failed > 0))
