@@ -118,8 +118,11 @@ $(BENCH_BIN): $(BUILD)/bench/%: $(BUILD)/bench/%.o $(LIB)
 -include $(wildcard $(BUILD)/*/*.d $(BUILD)/*/*/*.d)
 
 # Tests find the binaries through KREGRESS_BUILD and the sources through
-# KREGRESS_SRC, so that they run from any directory.
-TEST_ENV = KREGRESS_BUILD=$(abspath $(BUILD)) KREGRESS_SRC=$(CURDIR)
+# KREGRESS_SRC, so that they run from any directory.  The daemons they
+# start name (and reap at start-up) only kregress-check-* domains, never a
+# running service's; slow tests choose narrower prefixes of their own.
+TEST_ENV = KREGRESS_BUILD=$(abspath $(BUILD)) KREGRESS_SRC=$(CURDIR) \
+	   KREGRESS_VM_PREFIX=kregress-check-
 PROVE    = $(TEST_ENV) prove --exec $(CURDIR)/tests/run-one
 
 check-fast: programs
