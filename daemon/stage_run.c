@@ -217,6 +217,7 @@ static enum pipeline_result run_arch(struct pipeline_ctx *ctx,
 		r = PIPELINE_RETRY;
 		goto out;
 	}
+	seed &= INT64_MAX;	/* 63 bits: the same number in SQL and JSON */
 	st.db = ctx->db;
 	st.series_id = job->series_id;
 	st.im = &im;

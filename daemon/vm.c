@@ -1013,6 +1013,10 @@ static int for_each_prefixed(struct vm_host *h, const char *prefix,
 				log_info("vm", "%s: reaped leftover domain %s",
 					 h->uri, name);
 				found++;
+			} else if (virGetLastErrorCode() == VIR_ERR_NO_DOMAIN ||
+				   virGetLastErrorCode() ==
+				   VIR_ERR_OPERATION_INVALID) {
+				/* it ended between the list and now */
 			} else {
 				ret = error("vm", "%s: destroy %s: %s", h->uri,
 					    name, virt_error());
