@@ -17,8 +17,40 @@ void db_analyze_runs_free(struct db_analyze_run *runs, size_t n)
 	for (i = 0; runs && i < n; i++) {
 		free(runs[i].arch);
 		free(runs[i].status);
+		free(runs[i].looks);
 	}
 	free(runs);
+}
+
+/* The looks of run r, as the runner took them after each round. */
+static int read_looks(struct db *db, struct db_analyze_run *r)
+{
+	sqlite3_stmt *st = db_stmt(db,
+		"SELECT sum(side = 'base'), sum(side = 'patched') FROM boot "
+		"WHERE run_id = ?1 AND status = 'ok' AND round IS NOT NULL "
+		"GROUP BY round ORDER BY round");
+	size_t base = 0, patched = 0;
+	int rc;
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, r->id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		base += (size_t)sqlite3_column_int64(st, 0);
+		patched += (size_t)sqlite3_column_int64(st, 1);
+		if (!base || !patched)
+			continue;	/* the runner stops; no look */
+		r->looks = realloc(r->looks, (r->nlooks + 1) *
+				   sizeof(*r->looks));
+		if (!r->looks)
+			die("analyze", "out of memory");
+		r->looks[r->nlooks++] = base < patched ? base : patched;
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		return error("analyze", "run %lld: rounds: %s", r->id,
+			     sqlite3_errmsg(db_sqlite(db)));
+	return 0;
 }
 
 int db_analyze_runs(struct db *db, long long series_id,
@@ -40,7 +72,8 @@ int db_analyze_runs(struct db *db, long long series_id,
 		" (SELECT count(*) FROM boot WHERE run_id = r.id AND "
 		"  side = 'patched' AND " FAILED "), "
 		" (SELECT count(*) FROM run WHERE series_id = ?1 AND "
-		"  arch = a.arch AND status IN ('running', 'interrupted')) "
+		"  arch = a.arch AND status IN ('running', 'interrupted')), "
+		" coalesce(r.alpha, 0), coalesce(r.max_per_side, 0) "
 		"FROM (SELECT DISTINCT arch FROM run WHERE series_id = ?1) a "
 		"LEFT JOIN run r ON r.id = (SELECT id FROM run "
 		" WHERE series_id = ?1 AND arch = a.arch AND "
@@ -49,7 +82,7 @@ int db_analyze_runs(struct db *db, long long series_id,
 		"ORDER BY a.arch DESC");
 #undef FAILED
 	struct db_analyze_run *v = NULL, *r;
-	size_t count = 0;
+	size_t count = 0, i;
 	int rc, ret = -1;
 
 	if (!st)
@@ -70,6 +103,8 @@ int db_analyze_runs(struct db *db, long long series_id,
 		r->failed[0] = sqlite3_column_int(st, 6);
 		r->failed[1] = sqlite3_column_int(st, 7);
 		r->ignored = sqlite3_column_int(st, 8);
+		r->alpha = sqlite3_column_double(st, 9);
+		r->max_per_side = (size_t)sqlite3_column_int64(st, 10);
 	}
 	if (rc != SQLITE_DONE) {
 		error("analyze", "series %lld: runs: %s", series_id,
@@ -77,6 +112,12 @@ int db_analyze_runs(struct db *db, long long series_id,
 		db_analyze_runs_free(v, count);
 		goto out;
 	}
+	sqlite3_reset(st);
+	for (i = 0; i < count; i++)
+		if (v[i].id && read_looks(db, &v[i])) {
+			db_analyze_runs_free(v, count);
+			return -1;
+		}
 	*runs = v;
 	*n = count;
 	ret = 0;

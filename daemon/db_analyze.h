@@ -22,6 +22,12 @@ struct db_analyze_run {
 	int ok[2];		/* boots with status ok: [0] base, [1] patched */
 	int failed[2];		/* finished boots that did not end ok */
 	int ignored;		/* the arch's running or interrupted runs */
+	double alpha;		/* the run's design; 0 = not recorded */
+	size_t max_per_side;
+	/* The run's looks: after each round with complete boots on both
+	 * sides, the complete boots per side (the smaller side) so far. */
+	size_t *looks;
+	size_t nlooks;
 };
 
 /*

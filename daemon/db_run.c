@@ -177,11 +177,12 @@ fail:
 
 int db_run_start(struct db *db, long long series_id, const char *arch,
 		 const char *accel, uint64_t seed, const char *plan,
-		 long long *run_id)
+		 double alpha, unsigned int max_per_side, long long *run_id)
 {
 	sqlite3_stmt *st = db_stmt(db,
 		"INSERT INTO run (series_id, arch, accel, seed, plan, "
-		"started_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+		"started_at, alpha, max_per_side) "
+		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
 
 	if (!st)
 		return -1;
@@ -191,6 +192,8 @@ int db_run_start(struct db *db, long long series_id, const char *arch,
 	sqlite3_bind_int64(st, 4, (sqlite3_int64)seed);
 	sqlite3_bind_text(st, 5, plan, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 6, (long long)time(NULL));
+	sqlite3_bind_double(st, 7, alpha);
+	sqlite3_bind_int(st, 8, (int)max_per_side);
 	if (db_step_done(db, st, "run", "run row"))
 		return -1;
 	*run_id = sqlite3_last_insert_rowid(db_sqlite(db));

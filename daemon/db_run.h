@@ -72,10 +72,11 @@ int db_run_host_unhealthy(struct db *db, long long host_id,
  */
 int db_run_interrupt(struct db *db, long long series_id, int *n);
 
-/* Inserts a 'running' run row. */
+/* Inserts a 'running' run row with its adaptive design (overall alpha,
+ * boots per side at most). */
 int db_run_start(struct db *db, long long series_id, const char *arch,
 		 const char *accel, uint64_t seed, const char *plan,
-		 long long *run_id);
+		 double alpha, unsigned int max_per_side, long long *run_id);
 
 /* Ends a run: status is runner_end_str() of how it ended. */
 int db_run_finish(struct db *db, long long run_id, const char *status,

@@ -136,6 +136,7 @@ static int analyze_run(struct pipeline_ctx *ctx,
 		       const struct stats_opts *o, struct strbuf *reason)
 {
 	struct feed f = { set, STRBUF_INIT };
+	struct stats_opts ro = *o;
 	int rc;
 
 	unusable(r, reason);
@@ -154,7 +155,11 @@ static int analyze_run(struct pipeline_ctx *ctx,
 			    "no samples", r->arch, r->id);
 		return 0;
 	}
-	return analyze_set_compare(set, o) ? -2 : 0;
+	/* An adaptive run is tested at the alpha its last look had. */
+	if (r->alpha > 0 && r->max_per_side && r->nlooks)
+		ro.alpha = stats_seq_replay(r->alpha, r->max_per_side,
+					    r->looks, r->nlooks);
+	return analyze_set_compare(set, &ro) ? -2 : 0;
 }
 
 enum pipeline_result stage_analyze(struct pipeline_ctx *ctx,

@@ -222,8 +222,12 @@ static enum pipeline_result run_arch(struct pipeline_ctx *ctx,
 	st.series_id = job->series_id;
 	st.im = &im;
 	st.hosts = &set;
+	spec.max_per_side = cfg->stats.max_boots_per_side > 0 ?
+			    (size_t)cfg->stats.max_boots_per_side : 10;
 	if (db_run_start(ctx->db, job->series_id, name,
-			 vm_accel_str(set.accel), seed, cmd.buf, &st.run_id)) {
+			 vm_accel_str(set.accel), seed, cmd.buf,
+			 cfg->stats.alpha, (unsigned int)spec.max_per_side,
+			 &st.run_id)) {
 		r = PIPELINE_RETRY;
 		strbuf_addstr(&out->reason, "storing the run failed");
 		goto out;
@@ -244,7 +248,6 @@ static enum pipeline_result run_arch(struct pipeline_ctx *ctx,
 	spec.accel = (int)set.accel;
 	spec.timeout_s = (unsigned int)cfg->limits.boot_timeout_s;
 	spec.seed = seed;
-	spec.max_per_side = (size_t)cfg->stats.max_boots_per_side;
 	stats_opts_init(&spec.stats);
 	spec.stats.threshold = cfg->stats.threshold_pct / 100;
 	spec.stats.alpha = cfg->stats.alpha;

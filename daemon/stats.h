@@ -225,6 +225,15 @@ void stats_seq_init(struct stats_seq *s, double alpha, size_t n_max);
 /* The alpha of a look at n samples per side; records it as spent. */
 double stats_seq_look(struct stats_seq *s, size_t n);
 /*
+ * The alpha the last of nlooks looks had, replaying a run that looked at
+ * n[0], n[1], ... samples per side under (alpha, n_max); alpha itself
+ * when there was no look.  The final analysis of an adaptive run tests at
+ * this level, as the run's last look did.
+ */
+double stats_seq_replay(double alpha, size_t n_max, const size_t *n,
+			size_t nlooks);
+
+/*
  * 1 to stop: the verdict is decisive (regression, improvement, minor,
  * no-change) or the budget is spent; 0 to add another round.
  */

@@ -119,10 +119,12 @@ static void test_runs(struct db *db)
 	bid = atoll(q_str(db, "SELECT build_id FROM series_build WHERE "
 			  "series_id = %lld AND side = 'base'", sid));
 	ok(db_run_start(db, sid, "x86_64", "tcg", UINT64_MAX - 1,
-			"kregress.plan=\"x\"", &run) == 0, "a run starts");
-	is_str(q_str(db, "SELECT status || ':' || accel || ':' || seed FROM run "
-		     "WHERE id = %lld", run), "running:tcg:-2",
-	       "running, with its accel and seed (64 bits kept)");
+			"kregress.plan=\"x\"", 0.05, 8, &run) == 0,
+	   "a run starts");
+	is_str(q_str(db, "SELECT status || ':' || accel || ':' || seed || ':' "
+		     "|| alpha || ':' || max_per_side FROM run WHERE id = "
+		     "%lld", run), "running:tcg:-2:0.05:8",
+	       "running, with its accel, seed (64 bits kept) and design");
 	b.run_id = run;
 	b.series_id = sid;
 	b.build_id = bid;

@@ -451,6 +451,46 @@ int main(void)
 	ok(strstr(q_state(ctx.db, sid), "a value is not a finite number") !=
 	   NULL, "says so: %s", q_state(ctx.db, sid));
 
+	/* --- an adaptive run is tested at its last look's alpha ----------- */
+	for (i = 0; i < 2; i++) {
+		int r, k;
+
+		sid = series(ctx.db);
+		rid = run(ctx.db, sid, "x86_64", "budget");
+		/* the second run records its design: alpha 0.05, 4 a side */
+		if (i)
+			exec_id(ctx.db, "UPDATE run SET alpha = 0.05, "
+				"max_per_side = 4 WHERE id = %lld", rid);
+		for (r = 1; r <= 2; r++)
+			for (k = 0; k < 4; k++) {
+				int patched = k % 2;
+
+				seq++;
+				bid = exec_id(ctx.db, "INSERT INTO boot (series_id, "
+					      "build_id, host_id, side, seq, status, "
+					      "run_id, round, nonce) VALUES (%lld, 1, "
+					      "1, '%s', %d, 'ok', %lld, %d, 'n%d')",
+					      sid, patched ? "patched" : "base", seq,
+					      rid, r, seq);
+				sample(ctx.db, bid, "thp-fault", "pass", "{}",
+				       "lower", 0, (patched ? 1200 : 1000) +
+				       10 * r + k);
+			}
+		is_int(analyze(&ctx, sid), PIPELINE_OK, "%s: analysed",
+		       i ? "recorded design" : "no design recorded");
+		if (!i)
+			ok(cmpd(ctx.db, sid, "p_value", "pass") < 0.05 &&
+			   strstr(cmp(ctx.db, sid, "verdict", "pass"),
+				  "regression") != NULL, "4 against 4 boots "
+			   "apart: a regression at alpha 0.05 (%s)",
+			   cmp(ctx.db, sid, "verdict", "pass"));
+		else
+			ok(strstr(cmp(ctx.db, sid, "verdict", "pass"),
+				  "regression") == NULL, "the same data after "
+			   "looks at 2 and 4 boots (last alpha 0.019): %s",
+			   cmp(ctx.db, sid, "verdict", "pass"));
+	}
+
 	config_free(cfg);
 	db_close(ctx.db);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);

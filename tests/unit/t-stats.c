@@ -410,6 +410,18 @@ static void edges(void)
 		total += a_k;
 	}
 	ok(close_to(total, 0.05, 1e-12), "the looks spend exactly alpha");
+	{
+		size_t looks[2] = { 2, 4 };
+		/* 0.05 ln(1 + (e-1) 0.4) - 0.05 ln(1 + (e-1) 0.2) */
+		double want = 0.05 * (log(1 + (M_E - 1) * 0.4) -
+				      log(1 + (M_E - 1) * 0.2));
+
+		ok(close_to(stats_seq_replay(0.05, 10, looks, 2), want,
+			    1e-12), "replayed looks: the last one's alpha "
+		   "(%.5f)", want);
+		ok(close_to(stats_seq_replay(0.05, 10, looks, 0), 0.05,
+			    1e-15), "no look: the overall alpha");
+	}
 	ok(close_to(stats_mw_cdf(0, 10, 10), 1 / 184756.0, 1e-12) &&
 	   close_to(stats_mw_cdf(1, 3, 4), 2 / 35.0, 1e-12) &&
 	   close_to(stats_mw_cdf(30, 10, 12) + stats_mw_cdf(89, 10, 12), 1,
