@@ -108,7 +108,7 @@ struct proc_entry {
 /* Reads /proc/PID/stat; 0 if it is a process we could read. */
 static int proc_read(const char *name, struct proc_entry *e)
 {
-	char path[64], buf[512];
+	char path[300], buf[512];
 	const char *open_paren, *close_paren;
 	ssize_t n;
 	int fd;

@@ -17,7 +17,9 @@
 #      attempts counted once;
 #   4. a series on a base commit that does not build ends "failed" with
 #      the base commit and the first error line, and its patched build is
-#      never tried.
+#      never tried;
+#   5. `kregress build` stops the same way on SIGTERM (exit 143) and the
+#      next run completes the build.
 set -u
 B=${KREGRESS_BUILD:?}
 S=${KREGRESS_SRC:?}
@@ -29,6 +31,7 @@ TOKEN=cancel-token-0123456789abcdef
 n=0
 fail=0
 pid=
+cli=
 
 ok() {
 	n=$((n + 1))
@@ -42,6 +45,7 @@ ok() {
 
 cleanup() {
 	[ -n "$pid" ] && { kill -9 "$pid"; wait "$pid"; } 2>/dev/null
+	[ -n "$cli" ] && { kill -9 "$cli"; wait "$cli"; } 2>/dev/null
 	rm -rf "$T" "$F"
 }
 trap cleanup EXIT
@@ -277,6 +281,36 @@ kill -TERM "$pid"
 wait "$pid"
 ok $? "SIGTERM when idle: exit 0"
 pid=
+
+# --- 5. kregress build, stopped by SIGTERM ---------------------------------------
+touch "$F/slow"
+kb=("$B/kregress" build --tree "$tree" --rev master --arch arm64
+	--cache "$T/cli-cache")
+"${kb[@]}" >"$T/cli.out" 2>&1 &
+cli=$!
+for _ in $(seq 600); do
+	pgrep -f -- "$SLEEP" >/dev/null && break
+	sleep 0.1
+done
+pgrep -f -- "$SLEEP" >/dev/null
+ok $? "kregress build of the slow tree is running"
+t0=$(date +%s.%N)
+kill -TERM "$cli"
+wait "$cli"
+st=$?
+t1=$(date +%s.%N)
+cli=
+secs=$($PY -c "print('%.1f' % ($t1 - $t0))")
+test "$st" = 143 && $PY -c "import sys; sys.exit(not $t1 - $t0 < 5)"
+ok $? "kregress build: SIGTERM stops it in $secs s, exit 143 (got $st)"
+sleep 0.3
+test -z "$(build_procs)" && grep -q "^build: interrupted arm64" "$T/cli.out" &&
+	grep -q "^reason: stopped on request" "$T/cli.out"
+ok $? "it says interrupted; no build process is left"
+rm -f "$F/slow"
+timeout 60 "${kb[@]}" --json >"$T/cli.json" 2>"$T/cli.err"
+test "$($PY -c 'import json, sys; d = json.load(open(sys.argv[1])); print(d["status"], d["cold"], d["compiled"])' "$T/cli.json")" = "ok True 3"
+ok $? "the next run completes it: ok, cold, 3 objects over both attempts"
 
 if [ $fail != 0 ]; then
 	echo "# daemon log:"
