@@ -93,6 +93,26 @@ build_procs() {
 	pgrep -f -- "$SLEEP|$T/cache" | grep -v "^$$\$"
 }
 
+# wait_sleep: until the slow build sleeps (up to 60 s)
+wait_sleep() {
+	for _ in $(seq 600); do
+		pgrep -f -- "$SLEEP" >/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# term PID: SIGTERM and wait; sets st (exit status) and secs (how long)
+term() {
+	local t0 t1
+	t0=$(date +%s.%N)
+	kill -TERM "$1"
+	wait "$1"
+	st=$?
+	t1=$(date +%s.%N)
+	secs=$($PY -c "print('%.1f' % ($t1 - $t0))")
+}
+
 start_daemon() {
 	"$B/kregressd" -c "$T/config.json" 2>>"$T/daemon.log" &
 	pid=$!
@@ -182,11 +202,7 @@ touch "$F/slow"
 id=$(sed -n 's/^submitted series \([0-9]*\).*/\1/p' "$T/out")
 test -n "$id"
 ok $? "submit a series"
-for _ in $(seq 600); do
-	pgrep -f -- "$SLEEP" >/dev/null && break
-	sleep 0.1
-done
-pgrep -f -- "$SLEEP" >/dev/null
+wait_sleep
 ok $? "its base build is running (the fake make sleeps)"
 bid=$(sql "SELECT build_id FROM series_build WHERE series_id = $id AND
 	side = 'base'")
@@ -195,16 +211,11 @@ ok $? "the base build row says building"
 slot=$(ls -d "$T"/cache/slots/*/x86_64-* 2>/dev/null | head -1)
 
 # --- 2. SIGTERM while it runs -------------------------------------------------
-t0=$(date +%s.%N)
-kill -TERM "$pid"
-wait "$pid"
-st=$?
-t1=$(date +%s.%N)
+term "$pid"
 pid=
-secs=$($PY -c "print('%.1f' % ($t1 - $t0))")
 test "$st" = 0
 ok $? "SIGTERM during the build: the daemon exits 0"
-$PY -c "import sys; sys.exit(not $t1 - $t0 < 5)"
+$PY -c "import sys; sys.exit(not $secs < 5)"
 ok $? "within 5 s ($secs s; the build would have slept for minutes)"
 sleep 0.3
 left=$(build_procs)
@@ -288,20 +299,11 @@ kb=("$B/kregress" build --tree "$tree" --rev master --arch arm64
 	--cache "$T/cli-cache")
 "${kb[@]}" >"$T/cli.out" 2>&1 &
 cli=$!
-for _ in $(seq 600); do
-	pgrep -f -- "$SLEEP" >/dev/null && break
-	sleep 0.1
-done
-pgrep -f -- "$SLEEP" >/dev/null
+wait_sleep
 ok $? "kregress build of the slow tree is running"
-t0=$(date +%s.%N)
-kill -TERM "$cli"
-wait "$cli"
-st=$?
-t1=$(date +%s.%N)
+term "$cli"
 cli=
-secs=$($PY -c "print('%.1f' % ($t1 - $t0))")
-test "$st" = 143 && $PY -c "import sys; sys.exit(not $t1 - $t0 < 5)"
+test "$st" = 143 && $PY -c "import sys; sys.exit(not $secs < 5)"
 ok $? "kregress build: SIGTERM stops it in $secs s, exit 143 (got $st)"
 sleep 0.3
 test -z "$(build_procs)" && grep -q "^build: interrupted arm64" "$T/cli.out" &&
