@@ -715,23 +715,46 @@ out:
 	return ret;
 }
 
-/* Step 6.  Returns 0 ok, 1 failed (reason set), 2 stopped, -1 error. */
+/*
+ * Step 6.  Returns 0 ok, 1 failed (reason set), 2 stopped, -1 error.
+ *
+ * A cold obj/ is first given the host tools configure just built in cfg/
+ * for this commit (fixdep and kconfig's conf, with their .cmd files and
+ * mtimes), so make does not build them a second time: kbuild's commands
+ * name the source tree by its absolute path and objects relative to the
+ * output directory, so they are the same commands in both, and make
+ * rebuilds whatever does not match anyway.  Missing tools (a tree
+ * without kbuild) are simply built by make.
+ */
 static int compile(struct build_ctx *ctx, int log_fd,
 		   struct build_result *res)
 {
+	static const char script[] =
+		"[ -z \"$KR_SEED\" ] || { mkdir -p \"$KBUILD_OUTPUT/scripts\" "
+		"&& cp -a \"$KR_SEED/scripts/basic\" "
+		"\"$KR_SEED/scripts/kconfig\" \"$KBUILD_OUTPUT/scripts/\"; "
+		"} 2>/dev/null\n"
+		"make \"$@\"; st=$?\n"
+		"times > \"$KBUILD_OUTPUT/.kregress-times\"; exit $st\n";
 	const struct build_request *req = ctx->req;
 	struct strbuf cc = STRBUF_INIT, jobs = STRBUF_INIT,
-		      image = STRBUF_INIT;
+		      image = STRBUF_INIT, seed = STRBUF_INIT;
 	struct sandbox sb;
 	struct sandbox_result sr;
-	int ret = -1;
+	int ret = -1, i;
 
 	sandbox_setup(ctx, &sb, ctx->obj, log_fd);
+	if (res->cold && !ctx->resumed) {
+		sb.ro[1] = ctx->cfg;
+		strbuf_addf(&seed, "KR_SEED=%s", ctx->cfg);
+		for (i = 0; sb.env[i]; i++)
+			;
+		sb.env[i] = seed.buf;
+	}
 	cc_arg(ctx, &cc);
 	strbuf_addf(&jobs, "-j%d", req->jobs > 0 ? req->jobs : 2);
 	{
-		char *argv[] = { "sh", "-c", "make \"$@\"; st=$?; times > "
-				 "\"$KBUILD_OUTPUT/.kregress-times\"; exit $st",
+		char *argv[] = { "sh", "-c", (char *)script,
 				 "sh", cc.buf, jobs.buf,
 				 (char *)ctx->arch->target, NULL };
 
@@ -754,6 +777,7 @@ out:
 	strbuf_release(&cc);
 	strbuf_release(&jobs);
 	strbuf_release(&image);
+	strbuf_release(&seed);
 	return ret;
 }
 
