@@ -356,6 +356,9 @@ void build_result_json(const struct build_result *res, struct strbuf *out)
 	json_object_set_new(o, "cold", json_boolean(res->cold));
 	json_object_set_new(o, "duration_s", json_real(res->duration_s));
 	json_object_set_new(o, "cpu_s", json_real(res->cpu_s));
+	json_object_set_new(o, "self_cpu_s", json_real(res->self_cpu_s));
+	json_object_set_new(o, "checkout_cpu_s",
+			    json_real(res->checkout_cpu_s));
 	json_object_set_new(o, "checkout_s", json_real(res->checkout_s));
 	json_object_set_new(o, "configure_s", json_real(res->configure_s));
 	json_object_set_new(o, "make_s", json_real(res->make_s));
@@ -454,6 +457,16 @@ static double now_s(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* CPU time of the calling thread (the daemon runs builds on workers). */
+static double thread_cpu_s(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+		return 0;
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
@@ -1070,7 +1083,7 @@ int build_run(const struct build_request *req, struct build_result *res)
 	struct strbuf fragments = STRBUF_INIT, final = STRBUF_INIT,
 		      tmp = STRBUF_INIT, path = STRBUF_INIT;
 	struct passwd *pw;
-	double start = now_s(), t;
+	double start = now_s(), t, cpu0 = thread_cpu_s();
 	int lock_fd = -1, log_fd = -1, ret = -1, r, dup;
 	size_t i;
 
@@ -1148,12 +1161,14 @@ int build_run(const struct build_request *req, struct build_result *res)
 		goto out;
 	}
 	t = now_s();
+	res->checkout_cpu_s = thread_cpu_s();
 	if (tree_worktree_open(req->tree, ctx->src, res->commit, &wt) ||
 	    tree_worktree_switch(wt, res->commit, NULL))
 		goto out;
 	tree_worktree_free(wt);
 	wt = NULL;
 	res->checkout_s = now_s() - t;
+	res->checkout_cpu_s = thread_cpu_s() - res->checkout_cpu_s;
 	ctx->log.srctree = ctx->src;
 
 	strbuf_addf(&tmp, "%s/builds/%s/.tmp-%s-%s-%d", req->cache_dir,
@@ -1213,6 +1228,7 @@ int build_run(const struct build_request *req, struct build_result *res)
 	if (r == 0)
 		res->status = BUILD_OK;
 	res->duration_s = now_s() - start;
+	res->self_cpu_s = thread_cpu_s() - cpu0;
 	if (finish(ctx, tmp.buf, final.buf, res))
 		goto out;
 	ret = 0;

@@ -76,6 +76,9 @@ struct build_result {
 	int cold;		/* the object directory started empty */
 	double duration_s;	/* of this request */
 	double cpu_s;		/* user + system time of make and kconfig */
+	double self_cpu_s;	/* of build_run()'s own thread: checkout,
+				 * log parsing, waiting for the sandbox */
+	double checkout_cpu_s;	/* the part of it spent checking out */
 	double checkout_s;	/* wall time of the steps, 0 if skipped */
 	double configure_s;
 	double make_s;

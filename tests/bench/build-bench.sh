@@ -106,6 +106,9 @@ for arch in ${BENCH_ARCHES:-x86_64 arm64}; do
 	kr_cfg=$(printf %.1f "$(field "$tmp/cold-$arch.json" configure_s)")
 	kr_co=$(printf %.1f "$(field "$tmp/cold-$arch.json" checkout_s)")
 	kr_sb=$(field "$tmp/cold-$arch.json" cpu_s)
+	kr_self=$(printf %.1f "$(field "$tmp/cold-$arch.json" self_cpu_s)")
+	kr_cocpu=$(printf %.1f \
+		"$(field "$tmp/cold-$arch.json" checkout_cpu_s)")
 	kr_cpu=$(sum "$kr_user" "$kr_sys" "$kr_sb")
 	kr_n=$(field "$tmp/cold-$arch.json" compiled)
 	dir=$(field "$tmp/cold-$arch.json" dir)
@@ -144,7 +147,8 @@ CC=${cross}gcc"
 
 	echo "$arch: kregress cold: wall ${kr_wall} s (checkout ${kr_co} s," \
 		"configure ${kr_cfg} s, make ${kr_make} s), cpu ${kr_cpu} s" \
-		"(kregress process ${kr_user} user + ${kr_sys} sys," \
+		"(kregress process ${kr_user} user + ${kr_sys} sys, its build" \
+		"thread ${kr_self} s of which checkout ${kr_cocpu} s," \
 		"sandboxed ${kr_sb} s), ${kr_n} objects; ${kr_load}"
 	echo "$arch: plain cold: wall ${p_wall} s (configure ${p_cwall} s," \
 		"make ${p_mwall} s), cpu ${p_cpu} s (configure" \
