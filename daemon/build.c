@@ -14,6 +14,14 @@
  *   7. fold the warnings into the slot's warning state, compare with the
  *      base build's, write the artefacts and result.json, then rename the
  *      directory into place so readers never see half an artefact.
+ *
+ * A stop request (req->stop) ends the sandboxed step early; then step 7
+ * does not run.  Instead the slot keeps what the interrupted make did:
+ * its warnings go into the warning state (they belong to objects now in
+ * obj/, which the next make will not recompile) and slot/resume records
+ * the commit, whether the build was cold and the objects compiled, so the
+ * next build of that commit counts both attempts as one build and only a
+ * complete cold build ever writes slot/cold-compiled.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -60,7 +68,12 @@ static const struct build_arch arches[] = {
 
 const char *build_status_str(enum build_status status)
 {
-	return status == BUILD_OK ? "ok" : "failed";
+	switch (status) {
+	case BUILD_OK:		return "ok";
+	case BUILD_FAILED:	return "failed";
+	case BUILD_INTERRUPTED:	return "interrupted";
+	}
+	return "?";
 }
 
 void build_request_init(struct build_request *req)
@@ -343,6 +356,9 @@ void build_result_json(const struct build_result *res, struct strbuf *out)
 	json_object_set_new(o, "cold", json_boolean(res->cold));
 	json_object_set_new(o, "duration_s", json_real(res->duration_s));
 	json_object_set_new(o, "cpu_s", json_real(res->cpu_s));
+	json_object_set_new(o, "self_cpu_s", json_real(res->self_cpu_s));
+	json_object_set_new(o, "checkout_cpu_s",
+			    json_real(res->checkout_cpu_s));
 	json_object_set_new(o, "checkout_s", json_real(res->checkout_s));
 	json_object_set_new(o, "configure_s", json_real(res->configure_s));
 	json_object_set_new(o, "make_s", json_real(res->make_s));
@@ -425,6 +441,9 @@ struct build_ctx {
 	uid_t uid;
 	gid_t gid;
 	int drop;		/* chown what the build user writes */
+	int resumed;		/* continues an interrupted attempt */
+	int prev_compiled;	/* objects the interrupted attempts compiled */
+	struct strbuf prev_objects;	/* and which, one a line */
 	char slot[PATH_MAX];
 	char src[PATH_MAX + 8];
 	char cfg[PATH_MAX + 8];
@@ -438,6 +457,16 @@ static double now_s(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* CPU time of the calling thread (the daemon runs builds on workers). */
+static double thread_cpu_s(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+		return 0;
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
@@ -456,7 +485,7 @@ static void on_tick(void *arg)
 	if (!ctx->req->on_progress || t - ctx->last_report < 1.0)
 		return;
 	ctx->last_report = t;
-	ctx->progress.compiled = ctx->log.compiled;
+	ctx->progress.compiled = ctx->prev_compiled + ctx->log.compiled;
 	ctx->progress.elapsed_s = t - ctx->start;
 	ctx->req->on_progress(ctx->req->arg, &ctx->progress);
 }
@@ -486,6 +515,7 @@ static void sandbox_setup(struct build_ctx *ctx, struct sandbox *sb,
 	sb->on_line = on_line;
 	sb->on_tick = on_tick;
 	sb->arg = ctx;
+	sb->stop = req->stop;
 	for (i = 0; i < (int)(sizeof(ctx->env) / sizeof(ctx->env[0])); i++)
 		strbuf_reset(&ctx->env[i]);
 	i = 0;
@@ -561,6 +591,9 @@ static char *failure_reason(const struct build_ctx *ctx, const char *step,
 		strbuf_addf(&r, "%s: output directory exceeded %llu MiB",
 			    step, sb->disk_bytes >> 20);
 		break;
+	case SANDBOX_STOPPED:	/* the callers do not get here */
+		strbuf_addf(&r, "%s: stopped on request", step);
+		break;
 	}
 	return strbuf_detach(&r, NULL);
 }
@@ -580,7 +613,10 @@ static void add_cpu_time(const char *dir, struct build_result *res)
 	strbuf_release(&text);
 }
 
-/* Step 4: configure in cfg/.  Returns 0 ok, 1 failed (reason), -1 error. */
+/*
+ * Step 4: configure in cfg/.  Returns 0 ok, 1 failed (reason), 2 stopped,
+ * -1 error.
+ */
 static int configure(struct build_ctx *ctx, const char *fragments,
 		     int log_fd, struct build_result *res)
 {
@@ -629,6 +665,10 @@ static int configure(struct build_ctx *ctx, const char *fragments,
 			goto out;
 	}
 	add_cpu_time(ctx->cfg, res);
+	if (sr.end == SANDBOX_STOPPED) {
+		ret = 2;
+		goto out;
+	}
 	res->reason = failure_reason(ctx, "configure", &sb, &sr);
 	if (res->reason || !file_exists(path.buf)) {
 		if (!res->reason)
@@ -688,23 +728,46 @@ out:
 	return ret;
 }
 
-/* Step 6.  Returns 0 ok, 1 failed (reason set), -1 error. */
+/*
+ * Step 6.  Returns 0 ok, 1 failed (reason set), 2 stopped, -1 error.
+ *
+ * A cold obj/ is first given the host tools configure just built in cfg/
+ * for this commit (fixdep and kconfig's conf, with their .cmd files and
+ * mtimes), so make does not build them a second time: kbuild's commands
+ * name the source tree by its absolute path and objects relative to the
+ * output directory, so they are the same commands in both, and make
+ * rebuilds whatever does not match anyway.  Missing tools (a tree
+ * without kbuild) are simply built by make.
+ */
 static int compile(struct build_ctx *ctx, int log_fd,
 		   struct build_result *res)
 {
+	static const char script[] =
+		"[ -z \"$KR_SEED\" ] || { mkdir -p \"$KBUILD_OUTPUT/scripts\" "
+		"&& cp -a \"$KR_SEED/scripts/basic\" "
+		"\"$KR_SEED/scripts/kconfig\" \"$KBUILD_OUTPUT/scripts/\"; "
+		"} 2>/dev/null\n"
+		"make \"$@\"; st=$?\n"
+		"times > \"$KBUILD_OUTPUT/.kregress-times\"; exit $st\n";
 	const struct build_request *req = ctx->req;
 	struct strbuf cc = STRBUF_INIT, jobs = STRBUF_INIT,
-		      image = STRBUF_INIT;
+		      image = STRBUF_INIT, seed = STRBUF_INIT;
 	struct sandbox sb;
 	struct sandbox_result sr;
-	int ret = -1;
+	int ret = -1, i;
 
 	sandbox_setup(ctx, &sb, ctx->obj, log_fd);
+	if (res->cold && !ctx->resumed) {
+		sb.ro[1] = ctx->cfg;
+		strbuf_addf(&seed, "KR_SEED=%s", ctx->cfg);
+		for (i = 0; sb.env[i]; i++)
+			;
+		sb.env[i] = seed.buf;
+	}
 	cc_arg(ctx, &cc);
 	strbuf_addf(&jobs, "-j%d", req->jobs > 0 ? req->jobs : 2);
 	{
-		char *argv[] = { "sh", "-c", "make \"$@\"; st=$?; times > "
-				 "\"$KBUILD_OUTPUT/.kregress-times\"; exit $st",
+		char *argv[] = { "sh", "-c", (char *)script,
 				 "sh", cc.buf, jobs.buf,
 				 (char *)ctx->arch->target, NULL };
 
@@ -712,6 +775,10 @@ static int compile(struct build_ctx *ctx, int log_fd,
 			goto out;
 	}
 	add_cpu_time(ctx->obj, res);
+	if (sr.end == SANDBOX_STOPPED) {
+		ret = 2;
+		goto out;
+	}
 	res->reason = failure_reason(ctx, "make", &sb, &sr);
 	strbuf_addf(&image, "%s/%s", ctx->obj, ctx->arch->image);
 	if (!res->reason && !file_exists(image.buf))
@@ -723,6 +790,7 @@ out:
 	strbuf_release(&cc);
 	strbuf_release(&jobs);
 	strbuf_release(&image);
+	strbuf_release(&seed);
 	return ret;
 }
 
@@ -772,27 +840,44 @@ static int read_int_file(const char *path)
 	return v;
 }
 
+/*
+ * The slot's warning state (what obj/ holds) after this make: the old
+ * state, unless obj/ started empty, with the warnings of every object
+ * compiled now replaced by those seen now.  The new state goes to
+ * slot/warnings.txt and to merged.
+ */
+static int fold_warnings(struct build_ctx *ctx,
+			 const struct build_result *res, struct strbuf *merged)
+{
+	struct strbuf path = STRBUF_INIT, state = STRBUF_INIT;
+	int ret = -1;
+
+	strbuf_addf(&path, "%s/warnings.txt", ctx->slot);
+	if ((!res->cold || ctx->resumed) && file_exists(path.buf) &&
+	    strbuf_read_file(&state, path.buf, STATE_MAX))
+		goto out;
+	buildlog_merge_warnings(state.buf, ctx->log.objects.buf,
+				ctx->log.warning_lines.buf, merged);
+	ret = write_file(path.buf, merged->buf, merged->len);
+out:
+	strbuf_release(&path);
+	strbuf_release(&state);
+	return ret;
+}
+
 /* Step 7: warnings, artefacts, result.json, rename into place. */
 static int finish(struct build_ctx *ctx, const char *tmp, const char *final,
 		  struct build_result *res)
 {
 	const struct build_request *req = ctx->req;
-	struct strbuf path = STRBUF_INIT, state = STRBUF_INIT,
-		      merged = STRBUF_INIT, base = STRBUF_INIT,
-		      json = STRBUF_INIT, from = STRBUF_INIT;
+	struct strbuf path = STRBUF_INIT, merged = STRBUF_INIT,
+		      base = STRBUF_INIT, json = STRBUF_INIT,
+		      from = STRBUF_INIT;
 	char base_commit[41];
 	int ret = -1;
 
-	/* the warning state of the object directory */
-	strbuf_addf(&path, "%s/warnings.txt", ctx->slot);
-	if (!res->cold && file_exists(path.buf) &&
-	    strbuf_read_file(&state, path.buf, STATE_MAX))
+	if (fold_warnings(ctx, res, &merged))
 		goto out;
-	buildlog_merge_warnings(state.buf, ctx->log.objects.buf,
-				ctx->log.warning_lines.buf, &merged);
-	if (write_file(path.buf, merged.buf, merged.len))
-		goto out;
-	strbuf_reset(&path);
 	strbuf_addf(&path, "%s/warnings.txt", tmp);
 	if (write_file(path.buf, merged.buf, merged.len))
 		goto out;
@@ -858,15 +943,137 @@ static int finish(struct build_ctx *ctx, const char *tmp, const char *final,
 		error("build", "%s: %s", final, strerror(errno));
 		goto out;
 	}
+	/* the attempts this build continued are accounted for now */
+	strbuf_reset(&path);
+	strbuf_addf(&path, "%s/resume", ctx->slot);
+	unlink(path.buf);
 	ret = 0;
 out:
 	strbuf_release(&path);
-	strbuf_release(&state);
 	strbuf_release(&merged);
 	strbuf_release(&base);
 	strbuf_release(&json);
 	strbuf_release(&from);
 	return ret;
+}
+
+/* ---- interrupted builds ----------------------------------------------- */
+
+/*
+ * Appends to out the lines of cur that are not in prev; returns how many
+ * were there already (objects an interrupted make was compiling when it
+ * was stopped are compiled again).
+ */
+static int objects_union(const char *prev, const char *cur,
+			 struct strbuf *out)
+{
+	struct strbuf hay = STRBUF_INIT, needle = STRBUF_INIT;
+	int dup = 0;
+
+	strbuf_addf(&hay, "\n%s", prev);
+	if (hay.len && hay.buf[hay.len - 1] != '\n')
+		strbuf_addch(&hay, '\n');
+	while (*cur) {
+		size_t n = strcspn(cur, "\n");
+
+		strbuf_reset(&needle);
+		strbuf_addch(&needle, '\n');
+		strbuf_add(&needle, cur, n);
+		strbuf_addch(&needle, '\n');
+		if (n && strstr(hay.buf, needle.buf))
+			dup++;
+		else if (n)
+			strbuf_add(out, needle.buf + 1, needle.len - 1);
+		cur += n;
+		if (*cur)
+			cur++;
+	}
+	strbuf_release(&hay);
+	strbuf_release(&needle);
+	return dup;
+}
+
+/*
+ * Reads slot/resume: if an interrupted attempt built this same commit
+ * into the object directory we are about to use, continue its accounting
+ * (cold or not, objects compiled).
+ */
+static void resume_load(struct build_ctx *ctx, struct build_result *res)
+{
+	struct strbuf path = STRBUF_INIT, text = STRBUF_INIT;
+	char commit[41];
+	int cold, compiled;
+	const char *nl;
+
+	strbuf_addf(&path, "%s/.config", ctx->obj);
+	if (!file_exists(path.buf))
+		goto out;
+	strbuf_reset(&path);
+	strbuf_addf(&path, "%s/resume", ctx->slot);
+	if (!file_exists(path.buf) ||
+	    strbuf_read_file(&text, path.buf, STATE_MAX) ||
+	    sscanf(text.buf, "%40s %d %d", commit, &cold, &compiled) != 3 ||
+	    strcmp(commit, res->commit) || compiled < 0)
+		goto out;
+	ctx->resumed = 1;
+	res->cold = !!cold;
+	ctx->prev_compiled = compiled;
+	nl = strchr(text.buf, '\n');
+	if (nl)
+		strbuf_addstr(&ctx->prev_objects, nl + 1);
+out:
+	strbuf_release(&path);
+	strbuf_release(&text);
+}
+
+/*
+ * After a stopped make: the warnings of what it compiled join the slot's
+ * warning state, and slot/resume says what this attempt did (res holds
+ * the objects of this and the earlier attempts).
+ */
+static int resume_save(struct build_ctx *ctx, const struct build_result *res)
+{
+	struct strbuf path = STRBUF_INIT, merged = STRBUF_INIT,
+		      text = STRBUF_INIT, tmp = STRBUF_INIT;
+	int ret = -1;
+
+	if (fold_warnings(ctx, res, &merged))
+		goto out;
+	strbuf_addf(&text, "%s %d %d\n%s", res->commit, res->cold,
+		    res->compiled, res->objects.buf);
+	strbuf_reset(&path);
+	strbuf_addf(&path, "%s/resume", ctx->slot);
+	strbuf_addf(&tmp, "%s.tmp", path.buf);
+	if (write_file(tmp.buf, text.buf, text.len))
+		goto out;
+	if (rename(tmp.buf, path.buf) < 0) {
+		error("build", "%s: %s", path.buf, strerror(errno));
+		goto out;
+	}
+	ret = 0;
+out:
+	strbuf_release(&path);
+	strbuf_release(&merged);
+	strbuf_release(&text);
+	strbuf_release(&tmp);
+	return ret;
+}
+
+/* Takes the slot lock, waiting; 1 if a stop came first, -1 on error. */
+static int slot_lock(const struct build_request *req, int fd,
+		     const char *path)
+{
+	struct timespec wait = { 0, 100 * 1000 * 1000 };
+
+	while (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno != EWOULDBLOCK && errno != EINTR)
+			return error("build", "%s: %s", path,
+				     strerror(errno));
+		if (req->stop && *req->stop)
+			return 1;
+		nanosleep(&wait, NULL);
+	}
+	return 0;
 }
 
 int build_run(const struct build_request *req, struct build_result *res)
@@ -876,14 +1083,15 @@ int build_run(const struct build_request *req, struct build_result *res)
 	struct strbuf fragments = STRBUF_INIT, final = STRBUF_INIT,
 		      tmp = STRBUF_INIT, path = STRBUF_INIT;
 	struct passwd *pw;
-	double start = now_s(), t;
-	int lock_fd = -1, log_fd = -1, ret = -1, r;
+	double start = now_s(), t, cpu0 = thread_cpu_s();
+	int lock_fd = -1, log_fd = -1, ret = -1, r, dup;
 	size_t i;
 
 	ctx = calloc(1, sizeof(*ctx));
 	if (!ctx)
 		return error("build", "out of memory");
 	ctx->req = req;
+	strbuf_init(&ctx->prev_objects);
 	for (i = 0; i < sizeof(ctx->env) / sizeof(ctx->env[0]); i++)
 		strbuf_init(&ctx->env[i]);
 	buildlog_init(&ctx->log, NULL);
@@ -936,10 +1144,15 @@ int build_run(const struct build_request *req, struct build_result *res)
 		goto out;
 	strbuf_addf(&path, "%s/lock", ctx->slot);
 	lock_fd = open(path.buf, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (lock_fd < 0 || flock(lock_fd, LOCK_EX) < 0) {
+	if (lock_fd < 0) {
 		error("build", "%s: %s", path.buf, strerror(errno));
 		goto out;
 	}
+	r = slot_lock(req, lock_fd, path.buf);
+	if (r < 0)
+		goto out;
+	if (r > 0 || (req->stop && *req->stop))
+		goto interrupted;
 	/* someone may have built it while we waited for the lock */
 	if (cache_lookup(final.buf, res)) {
 		res->cached = 1;
@@ -948,12 +1161,14 @@ int build_run(const struct build_request *req, struct build_result *res)
 		goto out;
 	}
 	t = now_s();
+	res->checkout_cpu_s = thread_cpu_s();
 	if (tree_worktree_open(req->tree, ctx->src, res->commit, &wt) ||
 	    tree_worktree_switch(wt, res->commit, NULL))
 		goto out;
 	tree_worktree_free(wt);
 	wt = NULL;
 	res->checkout_s = now_s() - t;
+	res->checkout_cpu_s = thread_cpu_s() - res->checkout_cpu_s;
 	ctx->log.srctree = ctx->src;
 
 	strbuf_addf(&tmp, "%s/builds/%s/.tmp-%s-%s-%d", req->cache_dir,
@@ -976,10 +1191,13 @@ int build_run(const struct build_request *req, struct build_result *res)
 	res->configure_s = now_s() - t;
 	if (r < 0)
 		goto out;
+	if (r == 2)
+		goto interrupted;
 	/* cold: the object directory never saw a build */
 	strbuf_reset(&path);
 	strbuf_addf(&path, "%s/.config", ctx->obj);
 	res->cold = !file_exists(path.buf);
+	resume_load(ctx, res);
 	if (r == 0 && install_config(ctx))
 		goto out;
 	if (r == 0) {
@@ -998,16 +1216,31 @@ int build_run(const struct build_request *req, struct build_result *res)
 		if (r < 0)
 			goto out;
 	}
-	res->compiled = ctx->log.compiled;
-	strbuf_addstr(&res->objects, ctx->log.objects.buf);
+	strbuf_addstr(&res->objects, ctx->prev_objects.buf);
+	dup = objects_union(ctx->prev_objects.buf, ctx->log.objects.buf,
+			    &res->objects);
+	res->compiled = ctx->prev_compiled + ctx->log.compiled - dup;
+	if (r == 2) {
+		if (resume_save(ctx, res))
+			goto out;
+		goto interrupted;
+	}
 	if (r == 0)
 		res->status = BUILD_OK;
 	res->duration_s = now_s() - start;
+	res->self_cpu_s = thread_cpu_s() - cpu0;
 	if (finish(ctx, tmp.buf, final.buf, res))
 		goto out;
 	ret = 0;
+	goto out;
+interrupted:
+	res->status = BUILD_INTERRUPTED;
+	free(res->reason);
+	res->reason = strdup("stopped on request");
+	res->duration_s = now_s() - start;
+	ret = 0;
 out:
-	if (ret && tmp.len)
+	if ((ret || res->status == BUILD_INTERRUPTED) && tmp.len)
 		rm_rf(tmp.buf);
 	if (log_fd >= 0)
 		close(log_fd);
@@ -1017,6 +1250,7 @@ out:
 	for (i = 0; i < sizeof(ctx->env) / sizeof(ctx->env[0]); i++)
 		strbuf_release(&ctx->env[i]);
 	buildlog_release(&ctx->log);
+	strbuf_release(&ctx->prev_objects);
 	free(ctx);
 	strbuf_release(&fragments);
 	strbuf_release(&final);

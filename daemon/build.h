@@ -21,6 +21,8 @@
 #ifndef KREGRESS_BUILD_H
 #define KREGRESS_BUILD_H
 
+#include <signal.h>
+
 #include "strbuf.h"
 
 #define BUILD_MAX_FRAGMENTS	8
@@ -28,6 +30,8 @@
 enum build_status {
 	BUILD_OK,
 	BUILD_FAILED,		/* the kernel did not build: see reason */
+	BUILD_INTERRUPTED,	/* stopped on request: no result, nothing
+				 * cached; the slot resumes next time */
 };
 
 const char *build_status_str(enum build_status status);
@@ -58,6 +62,8 @@ struct build_request {
 	/* called about once a second during make; may be NULL */
 	void (*on_progress)(void *arg, const struct build_progress *p);
 	void *arg;
+	/* non-zero (set by a signal handler): stop soon; NULL = never */
+	const volatile sig_atomic_t *stop;
 };
 
 struct build_result {
@@ -70,6 +76,9 @@ struct build_result {
 	int cold;		/* the object directory started empty */
 	double duration_s;	/* of this request */
 	double cpu_s;		/* user + system time of make and kconfig */
+	double self_cpu_s;	/* of build_run()'s own thread: checkout,
+				 * log parsing, waiting for the sandbox */
+	double checkout_cpu_s;	/* the part of it spent checking out */
 	double checkout_s;	/* wall time of the steps, 0 if skipped */
 	double configure_s;
 	double make_s;
@@ -95,6 +104,16 @@ void build_result_release(struct build_result *res);
  * when res holds a result, BUILD_OK or BUILD_FAILED (a kernel that does not
  * build is a result); -1 (logged) when no result could be produced (bad
  * request, unknown revision, no sandbox).
+ *
+ * When *req->stop becomes set, the build stops within a few seconds
+ * (sandbox.h: SIGTERM to make and the compilers, SIGKILL after a grace
+ * period) and build_run() returns 0 with BUILD_INTERRUPTED: nothing is
+ * written to the artefact cache and the slot's "last cold build" count is
+ * left alone.  The O= directory keeps what was compiled, and the slot
+ * remembers the interrupted attempt (slot/resume: commit, cold or not,
+ * objects compiled) and folds its warnings into the slot's warning
+ * state, so the next request for that commit continues the build and
+ * still reports it cold, with the objects of both attempts.
  */
 int build_run(const struct build_request *req, struct build_result *res);
 

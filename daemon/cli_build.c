@@ -1,9 +1,14 @@
 /*
  * cli_build.c - "kregress build": one kernel build from the command line.
+ *
+ * SIGINT and SIGTERM stop the build the way a stopping daemon does
+ * (build.h): make gets SIGTERM, nothing is cached, the slot remembers the
+ * attempt, and the command exits with 128 + the signal's number.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +22,30 @@
 #include "strbuf.h"
 
 #define DEFAULT_CACHE	"/var/cache/kregress"
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+/* SIGINT and SIGTERM set stop_signal, unless they were ignored. */
+static void catch_stop_signals(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM };
+	struct sigaction sa, old;
+	size_t i;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop_signal;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		if (!sigaction(sigs[i], NULL, &old) &&
+		    old.sa_handler != SIG_IGN)
+			sigaction(sigs[i], &sa, NULL);
+}
 
 static void print_progress(void *arg, const struct build_progress *p)
 {
@@ -189,6 +218,8 @@ int cli_build(int argc, char **argv)
 		goto usage;
 	req.config_dir = config_dir.buf;
 	req.on_progress = print_progress;
+	req.stop = &stop_signal;
+	catch_stop_signals();
 
 	if (build_run(&req, &res))
 		goto out;
@@ -223,6 +254,8 @@ int cli_build(int argc, char **argv)
 		print_lines("error", res.error_lines.buf);
 	}
 	ret = res.status == BUILD_OK ? CLI_OK : CLI_FAILED;
+	if (res.status == BUILD_INTERRUPTED)
+		ret = 128 + (stop_signal ? stop_signal : SIGTERM);
 	goto out;
 usage:
 	ret = cli_usage("build");

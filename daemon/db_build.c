@@ -148,8 +148,8 @@ int db_build_finish(struct db *db, long long build_id,
 	if (res->dir)
 		strbuf_addf(&log, "%s/build.log", res->dir);
 	sqlite3_bind_int64(st, 1, build_id);
-	sqlite3_bind_text(st, 2, res->status == BUILD_OK ? "ok" : "failed",
-			  -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, build_status_str(res->status), -1,
+			  SQLITE_STATIC);
 	bind_text_or_null(st, 3, res->reason);
 	bind_text_or_null(st, 4, log.len ? log.buf : NULL);
 	bind_text_or_null(st, 5, res->image);
@@ -183,4 +183,17 @@ int db_build_error(struct db *db, long long build_id, const char *reason)
 	sqlite3_bind_int64(st, 1, build_id);
 	bind_text_or_null(st, 2, reason);
 	return db_step_done(db, st, "build", "build error");
+}
+
+int db_build_interrupted(struct db *db, long long build_id)
+{
+	sqlite3_stmt *st = db_stmt(db, "UPDATE build SET status = "
+				   "'interrupted', status_reason = 'stopped "
+				   "with the daemon; built again when it "
+				   "starts' WHERE id = ?1");
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, build_id);
+	return db_step_done(db, st, "build", "build interrupted");
 }

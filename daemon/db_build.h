@@ -45,4 +45,10 @@ int db_build_finish(struct db *db, long long build_id,
 /* A build that produced no result: status "failed" with reason. */
 int db_build_error(struct db *db, long long build_id, const char *reason);
 
+/*
+ * A build stopped with the daemon: status "interrupted" (not a result;
+ * the job goes back to the queue and the next start builds it again).
+ */
+int db_build_interrupted(struct db *db, long long build_id);
+
 #endif

@@ -10,7 +10,16 @@
  * limit.  bwrap runs with --die-with-parent, and the command is pid 1's
  * child in its own pid namespace, so killing bwrap kills every process of
  * the build.
+ *
+ * A stop request is gentler first: SIGKILL leaves half-written objects
+ * whose fresh mtime would make the next make skip them, so the command's
+ * processes get SIGTERM (make then deletes the targets it was writing and
+ * exits), found as bwrap's descendants in /proc since they live in their
+ * own session and pid namespace; bwrap itself is spared (killing it would
+ * SIGKILL the rest through --die-with-parent).  The sweep repeats until
+ * the grace period ends, for processes forked meanwhile; then SIGKILL.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -32,6 +41,7 @@
 
 #define BWRAP		"/usr/bin/bwrap"
 #define DISK_CHECK_S	10
+#define STOP_SWEEP_S	0.5
 
 const char *sandbox_end_str(enum sandbox_end end)
 {
@@ -41,6 +51,7 @@ const char *sandbox_end_str(enum sandbox_end end)
 	case SANDBOX_TIMEOUT:	return "timeout";
 	case SANDBOX_LOG_LIMIT:	return "log-limit";
 	case SANDBOX_DISK_LIMIT: return "disk-limit";
+	case SANDBOX_STOPPED:	return "stopped";
 	}
 	return "?";
 }
@@ -87,12 +98,121 @@ static void set_limit(int resource, unsigned long long v)
 		setrlimit(resource, &rl);
 }
 
+struct proc_entry {
+	pid_t pid;
+	pid_t ppid;
+	int bwrap;		/* comm is "bwrap" */
+	int below;		/* a descendant of the root */
+};
+
+/* Reads /proc/PID/stat; 0 if it is a process we could read. */
+static int proc_read(const char *name, struct proc_entry *e)
+{
+	char path[300], buf[512];
+	const char *open_paren, *close_paren;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%s/stat", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	/* "pid (comm) state ppid ...": comm may hold anything, even ")" */
+	open_paren = strchr(buf, '(');
+	close_paren = strrchr(buf, ')');
+	if (!open_paren || !close_paren || close_paren < open_paren)
+		return -1;
+	e->pid = (pid_t)atoi(buf);
+	e->bwrap = close_paren - open_paren - 1 == 5 &&
+		   !strncmp(open_paren + 1, "bwrap", 5);
+	if (sscanf(close_paren + 1, " %*c %d", &e->ppid) != 1)
+		return -1;
+	e->below = 0;
+	return 0;
+}
+
+/*
+ * Sends sig to every descendant of root except bwrap's own processes.
+ * Returns how many processes it signalled.
+ */
+static int signal_descendants(pid_t root, int sig)
+{
+	struct proc_entry *v = NULL, e;
+	size_t n = 0, alloc = 0, i;
+	struct dirent *de;
+	int changed = 1, sent = 0;
+	DIR *d = opendir("/proc");
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] < '1' || de->d_name[0] > '9' ||
+		    proc_read(de->d_name, &e))
+			continue;
+		if (n == alloc) {
+			struct proc_entry *nv;
+
+			alloc = alloc ? 2 * alloc : 256;
+			nv = realloc(v, alloc * sizeof(*v));
+			if (!nv)
+				break;
+			v = nv;
+		}
+		v[n++] = e;
+	}
+	closedir(d);
+	/* the tree is shallow (bwrap, sh, make, gcc, cc1): a few passes */
+	while (changed) {
+		changed = 0;
+		for (i = 0; i < n; i++) {
+			size_t j;
+
+			if (v[i].below)
+				continue;
+			if (v[i].ppid == root) {
+				v[i].below = changed = 1;
+				continue;
+			}
+			for (j = 0; j < n; j++)
+				if (v[j].below && v[j].pid == v[i].ppid) {
+					v[i].below = changed = 1;
+					break;
+				}
+		}
+	}
+	for (i = 0; i < n; i++)
+		if (v[i].below && !v[i].bwrap && !kill(v[i].pid, sig))
+			sent++;
+	free(v);
+	return sent;
+}
+
 /* Only async-signal-safe calls from here to execve. */
 static void child(const struct sandbox *sb, char **args, char **env,
 		  int out, uid_t uid, gid_t gid, int drop)
 {
 	int devnull = open("/dev/null", O_RDONLY);
+	struct sigaction dfl;
+	sigset_t none;
+	int sig;
 
+	/*
+	 * The caller's mask and ignored signals would be inherited by make
+	 * and the compilers (the daemon blocks SIGTERM for its signalfd):
+	 * the build starts with the defaults, so a stop can reach it.
+	 */
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	for (sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			sigaction(sig, &dfl, NULL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
 	setsid();
 	if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(out, 1) < 0 ||
 	    dup2(out, 2) < 0)
@@ -164,12 +284,17 @@ int sandbox_run(const struct sandbox *sb, char *const argv[],
 	uid_t uid = 0;
 	gid_t gid = 0;
 	int drop = 0, pipefd[2] = { -1, -1 }, status, i, killed = 0;
-	double start, last_disk;
+	int hard_killed = 0;
+	double start, last_disk, stop_at = 0, last_sweep = 0;
 	pid_t pid;
 	char buf[16384];
 	int ret = -1;
 
 	memset(res, 0, sizeof(*res));
+	if (sb->stop && *sb->stop) {
+		res->end = SANDBOX_STOPPED;
+		return 0;
+	}
 	if (access(BWRAP, X_OK))
 		return error("sandbox", BWRAP ": %s (install bubblewrap)",
 			     strerror(errno));
@@ -236,7 +361,7 @@ int sandbox_run(const struct sandbox *sb, char *const argv[],
 	for (;;) {
 		struct pollfd pfd = { pipefd[0], POLLIN, 0 };
 		double t;
-		int r = poll(&pfd, 1, 1000);
+		int r = poll(&pfd, 1, res->end == SANDBOX_STOPPED ? 100 : 1000);
 
 		if (r < 0 && errno != EINTR) {
 			error("sandbox", "poll: %s", strerror(errno));
@@ -279,6 +404,23 @@ int sandbox_run(const struct sandbox *sb, char *const argv[],
 				res->end = SANDBOX_DISK_LIMIT;
 				killed = 1;
 				kill(-pid, SIGKILL);
+			}
+		}
+		if (!killed && sb->stop && *sb->stop) {
+			res->end = SANDBOX_STOPPED;
+			killed = 1;
+			stop_at = t;
+		}
+		if (res->end == SANDBOX_STOPPED && !hard_killed) {
+			if (t - stop_at >= SANDBOX_STOP_GRACE_S) {
+				log_info("sandbox", "stop: the command did "
+					 "not end in %d s after SIGTERM; "
+					 "killing it", SANDBOX_STOP_GRACE_S);
+				kill(-pid, SIGKILL);
+				hard_killed = 1;
+			} else if (t - last_sweep >= STOP_SWEEP_S) {
+				signal_descendants(pid, SIGTERM);
+				last_sweep = t;
 			}
 		}
 		if (sb->on_tick)

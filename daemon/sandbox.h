@@ -9,15 +9,25 @@
  * timeout, a cap on output size and on the size of a directory; resource
  * limits cap address space and file size.  Breaking a limit kills the
  * whole sandbox; the caller is never affected.
+ *
+ * Stopping: when *stop becomes non-zero, every process of the command
+ * (the descendants of bwrap, bwrap's own processes excepted) gets SIGTERM
+ * so that make can delete the targets it was writing, as on Ctrl-C; what
+ * is still alive SANDBOX_STOP_GRACE_S later is killed with SIGKILL, and
+ * the pid namespace takes every descendant with it.  The sandbox's
+ * processes start with every signal unblocked and at its default
+ * disposition, whatever the caller's mask (the daemon blocks SIGTERM).
  */
 #ifndef KREGRESS_SANDBOX_H
 #define KREGRESS_SANDBOX_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <sys/types.h>
 
 #define SANDBOX_MAX_BINDS	8
 #define SANDBOX_MAX_ENV		32
+#define SANDBOX_STOP_GRACE_S	3	/* SIGTERM, then SIGKILL */
 
 enum sandbox_end {
 	SANDBOX_EXITED,		/* exited; see exit_status */
@@ -25,6 +35,7 @@ enum sandbox_end {
 	SANDBOX_TIMEOUT,	/* ran longer than timeout_s */
 	SANDBOX_LOG_LIMIT,	/* printed more than log_bytes */
 	SANDBOX_DISK_LIMIT,	/* disk_path grew beyond disk_bytes */
+	SANDBOX_STOPPED,	/* *stop was set: stopped on request */
 };
 
 const char *sandbox_end_str(enum sandbox_end end);
@@ -49,6 +60,8 @@ struct sandbox {
 	/* called about once a second while the command runs; may be NULL */
 	void (*on_tick)(void *arg);
 	void *arg;
+	/* non-zero (set by a signal handler): stop; NULL = never */
+	const volatile sig_atomic_t *stop;
 };
 
 struct sandbox_result {
@@ -61,7 +74,9 @@ struct sandbox_result {
 
 /*
  * Runs argv (argv[0] searched in the sandbox's PATH) and blocks until it
- * ended.  Returns 0 with res filled whatever the command did, or -1 (logged)
+ * ended, at most about 1 + SANDBOX_STOP_GRACE_S seconds after *stop was
+ * set (already set: nothing runs, res->end is SANDBOX_STOPPED).
+ * Returns 0 with res filled whatever the command did, or -1 (logged)
  * if the sandbox itself could not be set up (no bwrap, unknown user).
  */
 int sandbox_run(const struct sandbox *sb, char *const argv[],

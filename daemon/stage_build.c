@@ -45,8 +45,9 @@ static void add_first_line(struct strbuf *sb, const char *text)
 
 /*
  * One build of commit for arch, recorded.  0 with res filled (OK or
- * FAILED), -1 when no result could be produced or stored (reason set),
- * -2 when the build configuration is unusable (permanent).
+ * FAILED), 1 when it was stopped (the row says interrupted), -1 when no
+ * result could be produced or stored (reason set), -2 when the build
+ * configuration is unusable (permanent).
  */
 static int build_one(struct pipeline_ctx *ctx, const struct job *job,
 		     const struct db_build_source *src,
@@ -70,11 +71,21 @@ static int build_one(struct pipeline_ctx *ctx, const struct job *job,
 	}
 	req->on_progress = on_progress;
 	req->arg = &pa;
+	req->stop = ctx->stop;
 	if (build_run(req, res)) {
 		strbuf_addf(reason, "%s: %s build of %.12s produced no result "
 			    "(see the log)", req->arch, side, commit);
 		db_build_error(ctx->db, pa.build_id, reason->buf);
 		return -1;
+	}
+	if (res->status == BUILD_INTERRUPTED) {
+		log_info("build", "series %lld: %s %s %.12s: stopped after "
+			 "%.1f s; it runs again on the next start",
+			 job->series_id, req->arch, side, commit,
+			 res->duration_s);
+		/* best effort: the job goes back to the queue anyway */
+		db_build_interrupted(ctx->db, pa.build_id);
+		return 1;
 	}
 	if (db_build_finish(ctx->db, pa.build_id, res)) {
 		strbuf_addstr(reason, "storing the build result failed");
@@ -87,11 +98,9 @@ static int build_one(struct pipeline_ctx *ctx, const struct job *job,
 	return 0;
 }
 
-/* "ARCH: first error line", else the build's reason. */
-static void failure(struct strbuf *sb, const char *arch,
-		    const struct build_result *res)
+/* The first error line, else the build's reason. */
+static void failure(struct strbuf *sb, const struct build_result *res)
 {
-	strbuf_addf(sb, "%s: ", arch);
 	if (res->error_lines.len)
 		add_first_line(sb, res->error_lines.buf);
 	else
@@ -164,13 +173,14 @@ enum pipeline_result stage_build(struct pipeline_ctx *ctx,
 				&out->reason);
 		if (ret) {
 			build_result_release(&res);
-			r = ret == -2 ? PIPELINE_FAIL : PIPELINE_RETRY;
+			r = ret == -2 ? PIPELINE_FAIL : ret == 1 ?
+			    PIPELINE_INTERRUPTED : PIPELINE_RETRY;
 			goto out;
 		}
 		if (res.status != BUILD_OK) {
 			strbuf_addf(&out->reason, "%s: base %.12s does not "
 				    "build: ", arch, src.base);
-			failure(&out->reason, arch, &res);
+			failure(&out->reason, &res);
 			build_result_release(&res);
 			goto out;
 		}
@@ -181,14 +191,16 @@ enum pipeline_result stage_build(struct pipeline_ctx *ctx,
 		}
 		req.base_rev = src.base;
 		build_result_init(&res);
-		if (build_one(ctx, job, &src, &req, src.head, "patched", &res,
-			      &out->reason)) {
+		ret = build_one(ctx, job, &src, &req, src.head, "patched",
+				&res, &out->reason);
+		if (ret) {
 			build_result_release(&res);
-			r = PIPELINE_RETRY;
+			r = ret == 1 ? PIPELINE_INTERRUPTED : PIPELINE_RETRY;
 			goto out;
 		}
 		if (res.status != BUILD_OK) {
-			failure(&out->reason, arch, &res);
+			strbuf_addf(&out->reason, "%s: ", arch);
+			failure(&out->reason, &res);
 			out->fail_status = "build-failed";
 			build_result_release(&res);
 			goto out;

@@ -21,10 +21,12 @@
  * "build-failed" and "ARCH: FIRST ERROR LINE" (or the build's reason)
  * when the patched kernel does not build (a result); PIPELINE_FAIL with
  * "failed" when the base does not build ("ARCH: base COMMIT does not
- * build: ...") or the series was never applied or no arch is configured;
+ * build: FIRST ERROR LINE"; the patched build is not tried) or the series was never applied or no arch is configured;
  * PIPELINE_RETRY when no build result could be produced or stored.
- * A stop request is honoured between builds only: build_run() has no
- * cancel, so a running build finishes (bounded by its timeout) first.
+ * PIPELINE_INTERRUPTED when the daemon stops (ctx->stop), between builds
+ * or during one: build_run() stops make within a few seconds, the row
+ * says "interrupted", and the job goes back to the queue untouched; the
+ * next start builds again, continuing in the slot's object directory.
  */
 #ifndef KREGRESS_STAGE_BUILD_H
 #define KREGRESS_STAGE_BUILD_H
