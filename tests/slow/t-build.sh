@@ -18,7 +18,7 @@ tree=$(linux_tree) || skip_all "no linux-source-6.1 tree or tarball"
 base=$(git -C "$tree" rev-parse HEAD)
 nonce=$(date +%s%N)
 
-plan 27
+plan 29
 
 kb() {	# arch rev [options]: runs a build, result JSON in $tmp/$arch.json
 	local arch=$1 rev=$2
@@ -57,6 +57,16 @@ for arch in x86_64 arm64; do
 	ms=$(( ($(date +%s%N) - start) / 1000000 ))
 	is "$(field $arch cached)" True "$arch: second request is a cache hit"
 	[ $ms -lt 1000 ]; ok $? "$arch: cache hit in $ms ms (< 1000)"
+
+	# The slot holds whatever was built in it last (another test, a
+	# daemon), and the base came from the cache without touching it:
+	# first bring the slot to the base's tree with an uncached commit.
+	sync=$(git -C "$tree" show "$base:mm/memory.c" |
+	       tree_commit "$tree" "$base" "test: the base's tree ($nonce)" \
+			mm/memory.c)
+	kb $arch "$sync"
+	ok $? "$arch: the slot is brought to the base's tree"
+	rm -rf "$KREGRESS_CACHE/builds/$sync"
 
 	# one-file patch: only mm/memory.o is recompiled
 	patched=$( (git -C "$tree" show "$base:mm/memory.c"
