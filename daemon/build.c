@@ -76,10 +76,29 @@ const char *build_status_str(enum build_status status)
 	return "?";
 }
 
+static const char *env_or(const char *name, const char *dflt)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? v : dflt;
+}
+
+const char *build_cache_dir(void)
+{
+	return env_or("KREGRESS_CACHE", "/var/cache/kregress");
+}
+
+const char *build_config_dir(void)
+{
+	return env_or("KREGRESS_CONFIG_DIR", KREGRESS_DATADIR "/configs");
+}
+
 void build_request_init(struct build_request *req)
 {
 	memset(req, 0, sizeof(*req));
 	req->base_config = "tinyconfig";
+	req->config_dir = build_config_dir();
+	req->cache_dir = build_cache_dir();
 	req->sandbox_user = "kregress-build";
 	req->use_ccache = 1;
 }

@@ -94,7 +94,17 @@ struct build_result {
 	char *image;		/* bootable image in dir: bzImage or Image */
 };
 
+/*
+ * Defaults: tinyconfig, the kregress-build user, ccache on, the config
+ * fragments of build_config_dir() and the cache of build_cache_dir().
+ */
 void build_request_init(struct build_request *req);
+
+/* $KREGRESS_CACHE, else /var/cache/kregress: builds, slots, ccache and
+ * the guest initramfs cache. */
+const char *build_cache_dir(void);
+/* $KREGRESS_CONFIG_DIR, else KREGRESS_DATADIR/configs. */
+const char *build_config_dir(void);
 void build_result_init(struct build_result *res);
 void build_result_release(struct build_result *res);
 

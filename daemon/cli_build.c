@@ -21,7 +21,6 @@
 #include "log.h"
 #include "strbuf.h"
 
-#define DEFAULT_CACHE	"/var/cache/kregress"
 
 static volatile sig_atomic_t stop_signal;
 
@@ -154,18 +153,11 @@ int cli_build(int argc, char **argv)
 	struct build_request req;
 	struct build_result res;
 	const char *out = NULL, *env;
-	struct strbuf config_dir = STRBUF_INIT, json = STRBUF_INIT;
+	struct strbuf json = STRBUF_INIT;
 	int c, nfrag = 0, as_json = 0, ret = CLI_FAILED;
 
 	build_request_init(&req);
 	build_result_init(&res);
-	env = getenv("KREGRESS_CACHE");
-	req.cache_dir = env && *env ? env : DEFAULT_CACHE;
-	env = getenv("KREGRESS_CONFIG_DIR");
-	if (env && *env)
-		strbuf_addstr(&config_dir, env);
-	else
-		strbuf_addstr(&config_dir, KREGRESS_DATADIR "/configs");
 	env = getenv("KREGRESS_BUILD_USER");
 	if (env)
 		req.sandbox_user = *env ? env : NULL;
@@ -183,10 +175,7 @@ int cli_build(int argc, char **argv)
 		case 'u': req.sandbox_user = *optarg ? optarg : NULL; break;
 		case 'N': req.use_ccache = 0; break;
 		case 'J': as_json = 1; break;
-		case 'C':
-			strbuf_reset(&config_dir);
-			strbuf_addstr(&config_dir, optarg);
-			break;
+		case 'C': req.config_dir = optarg; break;
 		case 'f':
 			if (nfrag == BUILD_MAX_FRAGMENTS) {
 				error("build", "at most %d fragments",
@@ -216,7 +205,6 @@ int cli_build(int argc, char **argv)
 	}
 	if (optind != argc || !req.tree || !req.rev || !req.arch)
 		goto usage;
-	req.config_dir = config_dir.buf;
 	req.on_progress = print_progress;
 	req.stop = &stop_signal;
 	catch_stop_signals();
@@ -261,7 +249,6 @@ usage:
 	ret = cli_usage("build");
 out:
 	build_result_release(&res);
-	strbuf_release(&config_dir);
 	strbuf_release(&json);
 	return ret;
 }

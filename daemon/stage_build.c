@@ -115,9 +115,7 @@ enum pipeline_result stage_build(struct pipeline_ctx *ctx,
 	struct db_build_source src;
 	struct build_request req;
 	struct build_result res;
-	struct strbuf config_dir = STRBUF_INIT;
 	enum pipeline_result r = PIPELINE_FAIL;
-	const char *env;
 	int a, n = 0, ret;
 	size_t i;
 
@@ -135,9 +133,6 @@ enum pipeline_result stage_build(struct pipeline_ctx *ctx,
 			      "base and head commit");
 		goto out;
 	}
-	env = getenv("KREGRESS_CONFIG_DIR");
-	strbuf_addstr(&config_dir, env && *env ? env :
-		      KREGRESS_DATADIR "/configs");
 	for (a = 0; a < CONFIG_ARCH_COUNT; a++) {
 		const struct config_arch_cfg *ac = &cfg->arches[a];
 		const char *arch = config_arch_str((enum config_arch)a);
@@ -154,12 +149,9 @@ enum pipeline_result stage_build(struct pipeline_ctx *ctx,
 		req.arch = arch;
 		if (ac->base_config)
 			req.base_config = ac->base_config;
-		req.config_dir = config_dir.buf;
 		for (i = 0; i < ac->n_fragments &&
 		     i < BUILD_MAX_FRAGMENTS - 1; i++)
 			req.fragments[i] = ac->fragments[i];
-		env = getenv("KREGRESS_CACHE");
-		req.cache_dir = env && *env ? env : "/var/cache/kregress";
 		if (ac->make_jobs > 0)
 			req.jobs = ac->make_jobs;
 		req.timeout_s = cfg->limits.build_timeout_s;
@@ -217,7 +209,6 @@ enum pipeline_result stage_build(struct pipeline_ctx *ctx,
 out:
 	if (r == PIPELINE_RETRY)
 		out->fail_status = NULL;
-	strbuf_release(&config_dir);
 	db_build_source_release(&src);
 	return r;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/random.h>
 
+#include "build.h"
 #include "config.h"
 #include "console.h"
 #include "db_run.h"
@@ -109,13 +110,6 @@ static void on_boot(void *opaque, const struct runner_boot *b)
 	free(s);
 }
 
-static const char *env_or(const char *name, const char *dflt)
-{
-	const char *v = getenv(name);
-
-	return v && *v ? v : dflt;
-}
-
 /* The plan for arch and accel, rendered for the kernel command line,
  * and the guest it asks for. */
 static int plan_cmdline(const struct config *cfg, int arch,
@@ -163,7 +157,7 @@ static enum pipeline_result run_arch(struct pipeline_ctx *ctx,
 {
 	const struct config *cfg = ctx->cfg;
 	const char *name = config_arch_str(arch);
-	const char *cache = env_or("KREGRESS_CACHE", "/var/cache/kregress");
+	const char *cache = build_cache_dir();
 	struct db_run_images im;
 	struct hosts_set set;
 	struct hosts_probe_kit kit;
