@@ -99,20 +99,27 @@ static void metric_push(struct runner_metric *m, int side, double v)
 /* One boot's values of one key, before the median. */
 struct group {
 	char *key;
-	struct sample s;	/* the first sample: unit and direction */
+	const struct sample *first;	/* its unit and direction */
 	double *v;
 	size_t n;
 };
 
-int runner_add_samples(struct runner_metric **metrics, size_t *nmetrics,
-		       enum schedule_side side, const char *log, size_t len,
-		       const char *nonce, char *reason, size_t reason_size)
+/*
+ * The sample records of a complete boot's console log, into *out (n of
+ * them; free with free_samples()).  -1 with the reason when the log is
+ * not a complete result or has no sample.
+ */
+static int parse_samples(const char *log, size_t len, const char *nonce,
+			 struct sample **out, size_t *n, char *reason,
+			 size_t reason_size)
 {
 	struct console_result cr;
-	struct group *g = NULL;
-	size_t i, j, ng = 0, added = 0;
+	struct sample *s;
+	size_t i;
 	int ret = -1;
 
+	*out = NULL;
+	*n = 0;
 	if (console_parse(log, len, nonce, &cr) < 0) {
 		snprintf(reason, reason_size, "invalid nonce");
 		return -1;
@@ -122,13 +129,47 @@ int runner_add_samples(struct runner_metric **metrics, size_t *nmetrics,
 			 console_status_str(cr.status), cr.reason);
 		goto out;
 	}
-	for (i = 0; i < cr.nrecords; i++) {
-		struct sample s;
-		char *key;
+	s = calloc(cr.nrecords ? cr.nrecords : 1, sizeof(*s));
+	if (!s)
+		die("runner", "out of memory");
+	for (i = 0; i < cr.nrecords; i++)
+		*n += sample_parse(cr.records[i].json, &s[*n]);
+	if (!*n) {
+		free(s);
+		snprintf(reason, reason_size, "complete, but no samples");
+		goto out;
+	}
+	*out = s;
+	reason[0] = '\0';
+	ret = 0;
+out:
+	console_result_release(&cr);
+	return ret;
+}
 
-		if (!sample_parse(cr.records[i].json, &s))
-			continue;
-		key = sample_key(&s);
+static void free_samples(struct sample *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		sample_release(&s[i]);
+	free(s);
+}
+
+/*
+ * Groups one boot's samples by key and adds each group's median to the
+ * metrics of side; returns how many per-boot values were added.
+ */
+static size_t add_medians(struct runner_metric **metrics, size_t *nmetrics,
+			  enum schedule_side side, const struct sample *s,
+			  size_t n)
+{
+	struct group *g = NULL;
+	size_t i, j, ng = 0, added = 0;
+
+	for (i = 0; i < n; i++) {
+		char *key = sample_key(&s[i]);
+
 		for (j = 0; j < ng; j++)
 			if (!strcmp(g[j].key, key))
 				break;
@@ -137,45 +178,45 @@ int runner_add_samples(struct runner_metric **metrics, size_t *nmetrics,
 			if (!g)
 				die("runner", "out of memory");
 			memset(&g[j], 0, sizeof(g[j]));
+			g[j].key = key;
+			g[j].first = &s[i];
 			ng++;
+		} else {
+			free(key);
 		}
 		g[j].v = realloc(g[j].v, (g[j].n + 1) * sizeof(double));
 		if (!g[j].v)
 			die("runner", "out of memory");
-		g[j].v[g[j].n++] = s.value;
-		if (!g[j].key) {	/* the group's first sample */
-			g[j].key = key;
-			g[j].s = s;
-		} else {
-			free(key);
-			sample_release(&s);
-		}
-	}
-	if (!ng) {
-		snprintf(reason, reason_size, "complete, but no samples");
-		goto out;
+		g[j].v[g[j].n++] = s[i].value;
 	}
 	for (j = 0; j < ng; j++) {
 		struct runner_metric *m = metric_get(metrics, nmetrics,
-						     g[j].key, g[j].s.unit,
-						     g[j].s.direction);
+						     g[j].key, g[j].first->unit,
+						     g[j].first->direction);
 
-		if (!m)
-			continue;
-		metric_push(m, side, median(g[j].v, g[j].n));
-		added++;
-	}
-	reason[0] = '\0';
-	ret = (int)added;
-out:
-	for (j = 0; j < ng; j++) {
+		if (m) {
+			metric_push(m, side, median(g[j].v, g[j].n));
+			added++;
+		}
 		free(g[j].key);
-		sample_release(&g[j].s);
 		free(g[j].v);
 	}
 	free(g);
-	console_result_release(&cr);
-	return ret;
+	return added;
+}
+
+int runner_add_samples(struct runner_metric **metrics, size_t *nmetrics,
+		       enum schedule_side side, const char *log, size_t len,
+		       const char *nonce, char *reason, size_t reason_size)
+{
+	struct sample *s;
+	size_t n, added;
+
+	if (parse_samples(log, len, nonce, &s, &n, reason, reason_size))
+		return -1;
+	added = add_medians(metrics, nmetrics, side, s, n);
+	free_samples(s, n);
+	return (int)added;
 }
 
 /* ------------------------------------------------------------------ */
@@ -248,6 +289,8 @@ static int boot_once(struct run *r, int hi, const struct slot *sl,
 	struct vm_result vr;
 	struct runner_boot b;
 	char nonce[32], reason[CONSOLE_REASON_MAX + 64] = "";
+	struct sample *samples = NULL;
+	size_t nrecords = 0;
 	int added = -1;
 
 	memset(&bs, 0, sizeof(bs));
@@ -296,11 +339,12 @@ static int boot_once(struct run *r, int hi, const struct slot *sl,
 	/* Only what libvirt/the hypervisor did counts against the host. */
 	schedule_done(&h->sched, vr.status);
 	if (!reason[0]) {
-		added = runner_add_samples(&r->rep->metrics,
-					   &r->rep->nmetrics, sl->side,
-					   text.buf, text.len, nonce, reason,
-					   sizeof(reason));
-		if (added < 0 && vr.status == VM_STATUS_OK)
+		if (!parse_samples(text.buf, text.len, nonce, &samples,
+				   &nrecords, reason, sizeof(reason)))
+			added = (int)add_medians(&r->rep->metrics,
+						 &r->rep->nmetrics, sl->side,
+						 samples, nrecords);
+		else if (vr.status == VM_STATUS_OK)
 			vr.status = VM_STATUS_ERROR;
 	}
 	if (!h->sched.healthy)
@@ -315,10 +359,13 @@ static int boot_once(struct run *r, int hi, const struct slot *sl,
 	b.complete = added >= 0;
 	b.reason = reason;
 	b.nsamples = added > 0 ? (size_t)added : 0;
+	b.samples = samples;
+	b.nrecords = nrecords;
 	if (s->on_boot)
 		s->on_boot(s->opaque, &b);
 	pthread_cond_broadcast(&r->cond);
 	pthread_mutex_unlock(&r->lock);
+	free_samples(samples, nrecords);
 	strbuf_release(&cmd);
 	strbuf_release(&log);
 	strbuf_release(&text);

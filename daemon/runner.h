@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sample.h"
 #include "schedule.h"
 #include "stats.h"
 #include "vm.h"
@@ -55,6 +56,10 @@ struct runner_boot {
 	int complete;		/* result protocol complete: samples count */
 	const char *reason;	/* why not, "" if it did */
 	size_t nsamples;	/* per-boot metric values added */
+	/* Every sample record of a complete boot, iterations included
+	 * (valid during on_boot() only); NULL and 0 otherwise. */
+	const struct sample *samples;
+	size_t nrecords;
 };
 
 struct runner_spec {

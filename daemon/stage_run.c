@@ -8,7 +8,6 @@
 
 #include "build.h"
 #include "config.h"
-#include "console.h"
 #include "db_run.h"
 #include "fs.h"
 #include "guest_image.h"
@@ -17,7 +16,6 @@
 #include "log.h"
 #include "plan_file.h"
 #include "runner.h"
-#include "sample.h"
 #include "stage_run.h"
 #include "strbuf.h"
 
@@ -62,39 +60,12 @@ static void on_start(void *opaque, const struct runner_boot *b)
 		st->db_failed = 1;
 }
 
-/* The samples of a complete boot's console log; n = 0 if none. */
-static struct sample *read_samples(const char *log, const char *nonce,
-				   size_t *n)
-{
-	struct strbuf text = STRBUF_INIT;
-	struct console_result cr;
-	struct sample *s = NULL;
-	size_t i;
-
-	*n = 0;
-	if (strbuf_read_file(&text, log, CONSOLE_LOG_MAX) < 0)
-		return NULL;
-	if (console_parse(text.buf, text.len, nonce, &cr) == 0) {
-		s = calloc(cr.nrecords ? cr.nrecords : 1, sizeof(*s));
-		if (!s)
-			die("run", "out of memory");
-		for (i = 0; i < cr.nrecords; i++)
-			*n += sample_parse(cr.records[i].json, &s[*n]);
-		console_result_release(&cr);
-	}
-	strbuf_release(&text);
-	return s;
-}
-
 static void on_boot(void *opaque, const struct runner_boot *b)
 {
 	struct run_state *st = opaque;
-	struct sample *s = NULL;
-	size_t n = 0, i;
 	long long ms = (long long)((b->vm->create_s + b->vm->run_s) * 1000);
 
 	if (b->complete) {
-		s = read_samples(b->console_log, b->nonce, &n);
 		st->ok[b->side]++;
 	} else {
 		strbuf_reset(&st->last_failure[b->side]);
@@ -103,11 +74,8 @@ static void on_boot(void *opaque, const struct runner_boot *b)
 	if (db_run_boot_finish(st->db, b->nonce, b->complete ? "ok" :
 			       vm_status_str(b->vm->status),
 			       b->complete ? NULL : b->reason,
-			       b->vm->domain, ms, s, n))
+			       b->vm->domain, ms, b->samples, b->nrecords))
 		st->db_failed = 1;
-	for (i = 0; i < n; i++)
-		sample_release(&s[i]);
-	free(s);
 }
 
 /* The plan for arch and accel, rendered for the kernel command line,
