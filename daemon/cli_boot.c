@@ -19,6 +19,7 @@
 #include "cli_boot.h"
 #include "console.h"
 #include "log.h"
+#include "plan.h"
 #include "plan_file.h"
 #include "probe.h"
 #include "runner.h"
@@ -125,6 +126,18 @@ static int make_nonce(char *out, size_t size)
 }
 
 /* Prints the boot's sample records; 0 if the result protocol is whole. */
+/* Loads the plan at path; -1 with the reason on stderr. */
+static int load_plan(struct plan_file *pf, const char *path)
+{
+	struct strbuf err = STRBUF_INIT;
+	int ret = plan_file_load(pf, path, &err);
+
+	if (ret)
+		error("plan", "%s", err.buf);
+	strbuf_release(&err);
+	return ret;
+}
+
 static int print_records(const char *log, const char *nonce)
 {
 	struct strbuf text = STRBUF_INIT;
@@ -177,6 +190,7 @@ int cli_boot(int argc, char **argv)
 	struct vm_host *h = NULL;
 	struct collect col = { STRBUF_INIT, STRBUF_INIT, NULL, 0, -1 };
 	struct strbuf cmdline = STRBUF_INIT, end = STRBUF_INIT;
+	struct plan_file pf = { NULL, NULL, STRBUF_INIT };
 	const char *host = NULL, *arch = NULL, *accel = "tcg", *plan = NULL;
 	const char *extra = NULL;
 	char logpath[PATH_MAX], nonce[32];
@@ -231,16 +245,15 @@ int cli_boot(int argc, char **argv)
 	    vm_accel_parse(accel, &spec.accel) < 0)
 		return CLI_USAGE;
 	if (plan) {
-		unsigned int mem, cpus;
-
-		if (plan_file_cmdline(plan, &cmdline, &mem, &cpus) < 0 ||
+		if (load_plan(&pf, plan) < 0 ||
 		    make_nonce(nonce, sizeof(nonce)) < 0)
 			goto out;
 		/* --memory and --vcpus win over the plan's machine line */
 		if (!spec.memory_mib)
-			spec.memory_mib = mem;
+			spec.memory_mib = pf.plan->memory_mib;
 		if (!spec.vcpus)
-			spec.vcpus = cpus;
+			spec.vcpus = pf.plan->vcpus;
+		strbuf_add(&cmdline, pf.cmdline.buf, pf.cmdline.len);
 		strbuf_addf(&cmdline, " kregress.nonce=%s", nonce);
 		strbuf_addf(&end, "KREGRESS 1 %s END ", nonce);
 		col.end = end.buf;
@@ -282,6 +295,7 @@ int cli_boot(int argc, char **argv)
 		ret = CLI_OK;
 out:
 	vm_host_free(h);
+	plan_file_release(&pf);
 	strbuf_release(&col.lines);
 	strbuf_release(&col.cur);
 	strbuf_release(&cmdline);
@@ -447,7 +461,7 @@ int cli_ab(int argc, char **argv)
 	struct runner_spec spec;
 	struct runner_report rep;
 	struct runner_host hosts[8];
-	struct strbuf cmd = STRBUF_INIT;
+	struct plan_file pf = { NULL, NULL, STRBUF_INIT };
 	struct ab_out out = { stdout };
 	const char *uris[8], *plan = NULL, *arch = NULL, *accel = "tcg";
 	unsigned int nhosts = 0, capacity = 1, budget = 10, pairs = 2, i;
@@ -531,9 +545,11 @@ int cli_ab(int argc, char **argv)
 		return error("ab", "getrandom failed"), CLI_FAILED;
 	if (!nhosts)
 		uris[nhosts++] = "qemu:///system";
-	if (plan_file_cmdline(plan, &cmd, &spec.memory_mib, &spec.vcpus) < 0)
+	if (load_plan(&pf, plan) < 0)
 		goto out;
-	spec.plan_cmdline = cmd.buf;
+	spec.memory_mib = pf.plan->memory_mib;
+	spec.vcpus = pf.plan->vcpus;
+	spec.plan_cmdline = pf.cmdline.buf;
 	spec.accel = (int)acc;
 	spec.seed = seed;
 	spec.max_per_side = budget;
@@ -576,6 +592,6 @@ out:
 	runner_report_release(&rep);
 	for (i = 0; i < nhosts; i++)
 		vm_host_free(hosts[i].vm);
-	strbuf_release(&cmd);
+	plan_file_release(&pf);
 	return ret;
 }

@@ -186,7 +186,7 @@ static void bind_real(sqlite3_stmt *st, int i, double v)
 int db_analyze_store(struct db *db, long long series_id,
 		     const struct db_comparison *rows, size_t n)
 {
-	sqlite3_stmt *del, *ins;
+	sqlite3_stmt *del, *ins, *primary;
 	size_t i;
 
 	if (db_begin(db))
@@ -236,6 +236,19 @@ int db_analyze_store(struct db *db, long long series_id,
 		if (db_step_done(db, ins, "analyze", "insert comparison"))
 			goto fail;
 	}
+	/* A metric is primary when its workload's samples say so. */
+	primary = db_stmt(db, "UPDATE comparison SET is_primary = EXISTS ("
+			  "SELECT 1 FROM boot b JOIN sample s ON "
+			  "s.boot_id = b.id WHERE b.run_id = comparison.run_id "
+			  "AND s.workload = comparison.workload AND "
+			  "s.metric = comparison.metric AND s.params = "
+			  "comparison.params AND s.is_primary) "
+			  "WHERE series_id = ?1");
+	if (!primary)
+		goto fail;
+	sqlite3_bind_int64(primary, 1, series_id);
+	if (db_step_done(db, primary, "analyze", "primary metrics"))
+		goto fail;
 	if (db_commit(db))
 		goto fail;
 	return 0;

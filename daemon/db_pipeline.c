@@ -74,33 +74,99 @@ int db_pipeline_get_status(struct db *db, long long series_id,
 	return ret;
 }
 
-int db_pipeline_fail_orphans(struct db *db, int *count)
+int db_pipeline_is_final(struct db *db, long long series_id, int *final)
 {
-	sqlite3_stmt *st = db_stmt(db,
-		"UPDATE series SET status = 'failed', status_reason = ("
-		"  SELECT j.kind || ': ' || ifnull(j.last_error, 'failed') "
-		"  FROM job j WHERE j.series_id = series.id "
-		"  ORDER BY j.id DESC LIMIT 1), updated_at = ?1 "
-		"WHERE status NOT IN " FINAL_STATUSES " AND ("
-		"  SELECT j.state FROM job j WHERE j.series_id = series.id "
-		"  ORDER BY j.id DESC LIMIT 1) = 'failed' "
-		"AND NOT EXISTS (SELECT 1 FROM job j WHERE "
-		"  j.series_id = series.id AND j.state IN "
-		"  ('queued', 'running'))");
+	sqlite3_stmt *st = db_stmt(db, "SELECT status IN " FINAL_STATUSES
+				   " FROM series WHERE id = ?1");
+	int rc, ret = -1;
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, series_id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*final = sqlite3_column_int(st, 0);
+		ret = 0;
+	} else if (rc == SQLITE_DONE) {
+		error("pipeline", "series %lld: no such series", series_id);
+	} else {
+		error("pipeline", "series %lld: %s", series_id,
+		      sqlite3_errmsg(db_sqlite(db)));
+	}
+	sqlite3_reset(st);
+	return ret;
+}
+
+int db_pipeline_active(struct db *db, long long series_id, const char *kind,
+		       int *n)
+{
+	sqlite3_stmt *st = db_stmt(db, "SELECT count(*) FROM job "
+				   "WHERE series_id = ?1 AND state IN "
+				   "('queued', 'running') AND "
+				   "(?2 IS NULL OR kind = ?2)");
 	int ret = -1;
 
 	if (!st)
 		return -1;
-	sqlite3_bind_int64(st, 1, (long long)time(NULL));
-	if (sqlite3_step(st) != SQLITE_DONE) {
-		error("pipeline", "failing orphaned series: %s",
+	sqlite3_bind_int64(st, 1, series_id);
+	db_bind_text_or_null(st, 2, kind);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		*n = sqlite3_column_int(st, 0);
+		ret = 0;
+	} else {
+		error("pipeline", "series %lld: counting jobs: %s", series_id,
 		      sqlite3_errmsg(db_sqlite(db)));
-		goto out;
 	}
-	if (count)
-		*count = sqlite3_changes(db_sqlite(db));
-	ret = 0;
-out:
 	sqlite3_reset(st);
 	return ret;
+}
+
+int db_pipeline_cancel(struct db *db, long long series_id, const char *why)
+{
+	sqlite3_stmt *st = db_stmt(db, "UPDATE job SET state = 'failed', "
+				   "last_error = 'cancelled: ' || ?2, "
+				   "updated_at = ?3 WHERE series_id = ?1 "
+				   "AND state = 'queued'");
+
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, series_id);
+	sqlite3_bind_text(st, 2, why, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, (long long)time(NULL));
+	return db_step_done(db, st, "pipeline", "cancelling jobs");
+}
+
+int db_pipeline_fail_orphans(struct db *db, int *count)
+{
+	/* The newest failed job of the series, as a status reason. */
+#define LAST_FAILED "(SELECT j.kind || ifnull(' ' || j.arch, '') || ': ' " \
+	"|| ifnull(j.last_error, 'failed') FROM job j WHERE " \
+	"j.series_id = series.id AND j.state = 'failed' ORDER BY j.id " \
+	"DESC LIMIT 1)"
+	sqlite3_stmt *st = db_stmt(db,
+		"UPDATE series SET status = 'failed', status_reason = "
+		LAST_FAILED ", updated_at = ?1 "
+		"WHERE status NOT IN " FINAL_STATUSES " AND " LAST_FAILED
+		" IS NOT NULL");
+#undef LAST_FAILED
+	sqlite3_stmt *cancel = db_stmt(db,
+		"UPDATE job SET state = 'failed', last_error = 'cancelled: "
+		"the series failed', updated_at = ?1 WHERE state = 'queued' "
+		"AND series_id IN (SELECT id FROM series WHERE status IN "
+		FINAL_STATUSES ")");
+	long long now = (long long)time(NULL);
+	int n;
+
+	if (!st || !cancel)
+		return -1;
+	sqlite3_bind_int64(st, 1, now);
+	if (db_step_done(db, st, "pipeline", "failing orphaned series"))
+		return -1;
+	n = sqlite3_changes(db_sqlite(db));
+	sqlite3_bind_int64(cancel, 1, now);
+	if (db_step_done(db, cancel, "pipeline", "cancelling their jobs"))
+		return -1;
+	if (count)
+		*count = n;
+	return 0;
 }

@@ -22,11 +22,29 @@ int db_pipeline_set_status(struct db *db, long long series_id,
 int db_pipeline_get_status(struct db *db, long long series_id,
 			   char **status, char **reason);
 
+/* *final = 1 when the series is in a final status (done or a failure):
+ * nothing moves it any more.  -1 if the series does not exist. */
+int db_pipeline_is_final(struct db *db, long long series_id, int *final);
+
+/* *n = the series' jobs of kind (NULL: of any kind) that are queued or
+ * running. */
+int db_pipeline_active(struct db *db, long long series_id, const char *kind,
+		       int *n);
+
 /*
- * Repairs series left behind by a dead daemon: a series in a non-final
- * status whose last job has failed and that has no queued or running job
- * goes to "failed" with that job's reason ("<kind>: <last_error>").
- * *count (optional) receives the number of series changed.
+ * Fails every queued job of the series with "cancelled: <why>" (a job of
+ * another arch failed the series); running ones finish on their own and
+ * then find the series final.
+ */
+int db_pipeline_cancel(struct db *db, long long series_id, const char *why);
+
+/*
+ * Repairs series left behind by a dead daemon or by a per-arch job that
+ * failed while another arch's job was still running: a series in a
+ * non-final status with a failed job goes to "failed" with the newest
+ * failed job's reason ("<kind> <arch>: <last_error>"), and its queued
+ * jobs are cancelled.  *count (optional) receives the number of series
+ * changed.
  */
 int db_pipeline_fail_orphans(struct db *db, int *count);
 

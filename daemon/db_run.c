@@ -146,27 +146,30 @@ int db_run_host_unhealthy(struct db *db, long long host_id,
 	return db_step_done(db, st, "run", "host health");
 }
 
-int db_run_interrupt(struct db *db, long long series_id, int *n)
+int db_run_interrupt(struct db *db, long long series_id, const char *arch,
+		     int *n)
 {
 	sqlite3_stmt *boots = db_stmt(db,
 		"UPDATE boot SET status = 'interrupted', status_reason = "
 		"'the daemon stopped during the boot' "
 		"WHERE status = 'running' AND run_id IN "
-		"(SELECT id FROM run WHERE series_id = ?1 "
+		"(SELECT id FROM run WHERE series_id = ?1 AND arch = ?2 "
 		" AND status = 'running')");
 	sqlite3_stmt *runs = db_stmt(db,
-		"UPDATE run SET status = 'interrupted', finished_at = ?2 "
-		"WHERE series_id = ?1 AND status = 'running'");
+		"UPDATE run SET status = 'interrupted', finished_at = ?3 "
+		"WHERE series_id = ?1 AND arch = ?2 AND status = 'running'");
 
 	if (!boots || !runs || db_begin(db))
 		return -1;
 	sqlite3_bind_int64(boots, 1, series_id);
+	sqlite3_bind_text(boots, 2, arch, -1, SQLITE_STATIC);
 	if (db_step_done(db, boots, "run", "interrupted boots"))
 		goto fail;
 	if (n)
 		*n = sqlite3_changes(db_sqlite(db));
 	sqlite3_bind_int64(runs, 1, series_id);
-	sqlite3_bind_int64(runs, 2, (long long)time(NULL));
+	sqlite3_bind_text(runs, 2, arch, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(runs, 3, (long long)time(NULL));
 	if (db_step_done(db, runs, "run", "interrupted runs"))
 		goto fail;
 	return db_commit(db);
@@ -246,8 +249,8 @@ static int insert_samples(struct db *db, long long boot_id,
 {
 	sqlite3_stmt *st = db_stmt(db,
 		"INSERT INTO sample (boot_id, workload, metric, params, "
-		"iteration, value, unit, direction) "
-		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
+		"iteration, value, unit, direction, is_primary) "
+		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
 	size_t i;
 
 	if (!st)
@@ -263,6 +266,7 @@ static int insert_samples(struct db *db, long long boot_id,
 		sqlite3_bind_text(st, 8, s[i].direction ==
 				  STATS_HIGHER_IS_BETTER ? "higher" : "lower",
 				  -1, SQLITE_STATIC);
+		sqlite3_bind_int(st, 9, s[i].primary);
 		if (db_step_done(db, st, "run", "sample row"))
 			return -1;
 	}

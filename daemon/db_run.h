@@ -66,11 +66,13 @@ int db_run_host_unhealthy(struct db *db, long long host_id,
 			  const char *reason);
 
 /*
- * Marks every run of series_id still 'running' (a daemon died during it)
- * 'interrupted', with its boots still 'running'.  *n (may be NULL) gets
- * the number of boots so marked.
+ * Marks every run of series_id on arch still 'running' (a daemon died
+ * during it) 'interrupted', with its boots still 'running'; another
+ * arch's run may be under way meanwhile and is left alone.  *n (may be
+ * NULL) gets the number of boots so marked.
  */
-int db_run_interrupt(struct db *db, long long series_id, int *n);
+int db_run_interrupt(struct db *db, long long series_id, const char *arch,
+		     int *n);
 
 /* Inserts a 'running' run row with its adaptive design (overall alpha,
  * boots per side at most). */

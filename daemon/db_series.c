@@ -301,7 +301,7 @@ int db_series_get(struct db *db, long long id, json_t **out)
 		  "SELECT idx, msgid, subject, author, date, applied_commit, "
 		  "apply_method FROM patch WHERE series_id = ?1 ORDER BY idx" },
 		{ "jobs",
-		  "SELECT id, kind, state, attempts, max_attempts, "
+		  "SELECT id, kind, arch, state, attempts, max_attempts, "
 		  "not_before, last_error, created_at, updated_at "
 		  "FROM job WHERE series_id = ?1 ORDER BY id" },
 		{ "builds",
@@ -338,7 +338,7 @@ int db_series_get(struct db *db, long long id, json_t **out)
 		  "c.metric, c.params, c.unit, c.direction, c.n_base, "
 		  "c.n_new, c.median_base, c.median_new, c.change_pct, "
 		  "c.ci_low_pct, c.ci_high_pct, c.p_value, c.p_adjusted, "
-		  "c.p_holm, c.verdict, c.flags "
+		  "c.p_holm, c.verdict, c.flags, c.is_primary "
 		  "FROM comparison c LEFT JOIN host h ON h.id = c.host_id "
 		  "WHERE c.series_id = ?1 ORDER BY c.id" },
 	};

@@ -74,6 +74,7 @@ static int probe(struct db *db, const struct config_host *ch,
 	struct probe_spec spec;
 	char reason[512];
 	const char *accel;
+	int ret;
 
 	memset(&res, 0, sizeof(res));
 	if (ch->accel != CONFIG_ACCEL_AUTO) {
@@ -96,7 +97,11 @@ static int probe(struct db *db, const struct config_host *ch,
 	spec.end_marker = "KREGRESS 1 probe END ";
 	spec.arch = arch;
 	spec.log_dir = kit->log_dir;
-	if (probe_host(vm, &spec, &res)) {
+	/* The probe's guest takes room on the host like a run's. */
+	runner_place_take(ch->uri, arch, (unsigned int)ch->capacity);
+	ret = probe_host(vm, &spec, &res);
+	runner_place_give(ch->uri, arch);
+	if (ret) {
 		db_run_host_probed(db, dh->id, NULL, NULL, 0, 0,
 				   "libvirt cannot be asked");
 		return -1;

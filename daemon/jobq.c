@@ -59,7 +59,7 @@ int jobq_backoff_s(int attempts)
 void job_release(struct job *job)
 {
 	free(job->kind);
-	free(job->arg);
+	free(job->arch);
 	memset(job, 0, sizeof(*job));
 }
 
@@ -108,7 +108,7 @@ static int jq_step_done(struct db *db, sqlite3_stmt *st, const char *what)
 }
 
 int jobq_enqueue(struct db *db, const char *kind, long long series_id,
-		 const char *arg, long long *id)
+		 const char *arch, long long *id)
 {
 	sqlite3_stmt *st = NULL;
 	long long now = jobq_now();
@@ -116,7 +116,7 @@ int jobq_enqueue(struct db *db, const char *kind, long long series_id,
 
 	if (jq_begin(db, &own))
 		return -1;
-	if (jq_prepare(db, "INSERT INTO job (kind, series_id, arg, "
+	if (jq_prepare(db, "INSERT INTO job (kind, series_id, arch, "
 		       "not_before, created_at, updated_at) "
 		       "VALUES (?1, ?2, ?3, ?4, ?4, ?4)",
 		       &st))
@@ -126,8 +126,8 @@ int jobq_enqueue(struct db *db, const char *kind, long long series_id,
 		sqlite3_bind_int64(st, 2, series_id);
 	else
 		sqlite3_bind_null(st, 2);
-	if (arg)
-		sqlite3_bind_text(st, 3, arg, -1, SQLITE_STATIC);
+	if (arch)
+		sqlite3_bind_text(st, 3, arch, -1, SQLITE_STATIC);
 	else
 		sqlite3_bind_null(st, 3);
 	sqlite3_bind_int64(st, 4, now);
@@ -157,7 +157,7 @@ int jobq_claim(struct db *db, const char *owner, int lease_s,
 		       "WHERE id = (SELECT id FROM job WHERE state = 'queued' "
 		       "AND not_before <= ?2 ORDER BY not_before, id "
 		       "LIMIT 1) "
-		       "RETURNING id, kind, series_id, arg, attempts, "
+		       "RETURNING id, kind, series_id, arch, attempts, "
 		       "max_attempts", &st))
 		goto out;
 	sqlite3_bind_text(st, 1, owner, -1, SQLITE_STATIC);
@@ -175,7 +175,7 @@ int jobq_claim(struct db *db, const char *owner, int lease_s,
 	job->id = sqlite3_column_int64(st, 0);
 	job->kind = db_column_strdup(st, 1);
 	job->series_id = sqlite3_column_int64(st, 2);
-	job->arg = db_column_strdup(st, 3);
+	job->arch = db_column_strdup(st, 3);
 	job->attempts = sqlite3_column_int(st, 4);
 	job->max_attempts = sqlite3_column_int(st, 5);
 	/* RETURNING rows are all computed by the first step; finish it. */

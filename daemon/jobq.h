@@ -21,7 +21,8 @@ struct job {
 	long long id;
 	char *kind;		/* "fetch", "apply", "build", ... */
 	long long series_id;	/* 0 = not tied to a series */
-	char *arg;		/* kind-specific JSON, or NULL */
+	char *arch;		/* the arch of a per-arch stage's job
+				 * ("x86_64"), NULL for the whole series */
 	int attempts;		/* including the current one */
 	int max_attempts;
 };
@@ -29,9 +30,10 @@ struct job {
 /* Frees the strings of a claimed job; accepts a zeroed struct. */
 void job_release(struct job *job);
 
-/* Queues a job, ready now.  *id (optional) receives its id. */
+/* Queues a job (arch may be NULL), ready now.  *id (optional) receives
+ * its id. */
 int jobq_enqueue(struct db *db, const char *kind, long long series_id,
-		 const char *arg, long long *id);
+		 const char *arch, long long *id);
 
 /*
  * Claims the ready job (queued and not_before <= now) that has been ready

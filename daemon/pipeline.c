@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "config.h"
 #include "db.h"
 #include "db_pipeline.h"
 #include "intake.h"
@@ -26,17 +27,17 @@
 #include "stage_run.h"
 
 const struct pipeline_stage pipeline_stages[] = {
-	{ "fetch", "fetching", "fetched", "fetch-failed", "apply",
+	{ "fetch", "fetching", "fetched", "fetch-failed", "apply", 0,
 	  intake_fetch_stage },
-	{ "apply", "applying", "applied", "does-not-apply", "build",
+	{ "apply", "applying", "applied", "does-not-apply", "build", 0,
 	  stage_apply },
-	{ "build", "building", "built", "build-failed", "run",
+	{ "build", "building", "built", "build-failed", "run", 1,
 	  stage_build },
-	{ "run", "running", "ran", "boot-failed", "analyze", stage_run },
-	{ "analyze", "analyzing", "analyzed", "failed", "report",
+	{ "run", "running", "ran", "boot-failed", "analyze", 1, stage_run },
+	{ "analyze", "analyzing", "analyzed", "failed", "report", 0,
 	  stage_analyze },
-	{ "report", "reporting", "done", "failed", NULL, NULL },
-	{ NULL, NULL, NULL, NULL, NULL, NULL },
+	{ "report", "reporting", "done", "failed", NULL, 0, NULL },
+	{ NULL, NULL, NULL, NULL, NULL, 0, NULL },
 };
 
 #define NOT_IMPLEMENTED "not implemented yet"
@@ -69,6 +70,26 @@ int pipeline_start(struct db *db, long long series_id, long long *job_id)
 			    job_id);
 }
 
+int pipeline_job_arch(const struct pipeline_ctx *ctx, const struct job *job,
+		   enum config_arch *arch, struct strbuf *reason)
+{
+	if (!ctx->cfg) {
+		strbuf_addstr(reason, "no configuration");
+		return -1;
+	}
+	if (!job->arch) {
+		strbuf_addstr(reason, "no arch configured (arches of the "
+			      "configuration is empty)");
+		return -1;
+	}
+	if (config_arch_parse(job->arch, arch) || !ctx->cfg->has_arch[*arch]) {
+		strbuf_addf(reason, "%s: not an arch of the configuration "
+			    "any more", job->arch);
+		return -1;
+	}
+	return 0;
+}
+
 /* KREGRESS_TEST_STAGE_SLEEP: hold the lease a while; 1 if stopped. */
 static int test_sleep(struct pipeline_ctx *ctx, const struct job *job)
 {
@@ -89,6 +110,85 @@ static int test_sleep(struct pipeline_ctx *ctx, const struct job *job)
 	return ctx->stop && *ctx->stop;
 }
 
+/*
+ * The status of a series while its work is in flight: the running status
+ * of the earliest stage that has a queued or running job (x86_64 may be
+ * booting while arm64 still builds: the series is "building").
+ */
+static int set_progress(struct pipeline_ctx *ctx, long long series_id)
+{
+	const struct pipeline_stage *s;
+	int n;
+
+	for (s = ctx->stages ? ctx->stages : pipeline_stages; s->kind; s++) {
+		if (db_pipeline_active(ctx->db, series_id, s->kind, &n))
+			return -1;
+		if (n)
+			return db_pipeline_set_status(ctx->db, series_id,
+						      s->running, NULL);
+	}
+	return 0;
+}
+
+/* Queues stage st for every configured arch (one job without an arch
+ * when none is: the stage then fails it with the reason). */
+static int enqueue_arches(struct pipeline_ctx *ctx,
+			  const struct pipeline_stage *st, long long series_id)
+{
+	int a, n = 0;
+
+	for (a = 0; ctx->cfg && a < CONFIG_ARCH_COUNT; a++) {
+		if (!ctx->cfg->has_arch[a])
+			continue;
+		if (jobq_enqueue(ctx->db, st->kind, series_id,
+				 config_arch_str((enum config_arch)a), NULL))
+			return -1;
+		n++;
+	}
+	return n ? 0 : jobq_enqueue(ctx->db, st->kind, series_id, NULL, NULL);
+}
+
+/*
+ * A job of stage st is done: move the series on.  A per-arch job hands
+ * its arch to the next per-arch stage; the last per-arch job of a series
+ * (none of any kind left queued or running) moves the series to the next
+ * stage that is not per arch.
+ */
+static int advance(struct pipeline_ctx *ctx, const struct job *job,
+		   const struct pipeline_stage *st)
+{
+	const struct pipeline_stage *next = st->next ?
+		pipeline_stage_find(ctx->stages, st->next) : NULL;
+	long long sid = job->series_id;
+	int active;
+
+	if (job->arch && next && next->per_arch)
+		return jobq_enqueue(ctx->db, next->kind, sid, job->arch,
+				    NULL) || set_progress(ctx, sid);
+	if (job->arch) {
+		if (db_pipeline_active(ctx->db, sid, NULL, &active))
+			return -1;
+		if (active)
+			return set_progress(ctx, sid);
+	}
+	if (db_pipeline_set_status(ctx->db, sid, st->done, NULL))
+		return -1;
+	if (!st->next)
+		return 0;
+	if (next && next->per_arch)
+		return enqueue_arches(ctx, next, sid);
+	return jobq_enqueue(ctx->db, st->next, sid, NULL, NULL);
+}
+
+/* The series fails: its reason, and the other arches' queued jobs go. */
+static int fail_series(struct pipeline_ctx *ctx, const struct job *job,
+		       const char *status, const char *reason)
+{
+	return db_pipeline_set_status(ctx->db, job->series_id, status,
+				      reason) ||
+	       db_pipeline_cancel(ctx->db, job->series_id, reason);
+}
+
 /* The outcome transaction of a job; 0 or -1 (rolled back, logged). */
 static int record(struct pipeline_ctx *ctx, const struct job *job,
 		  const struct pipeline_stage *st, enum pipeline_result r,
@@ -96,42 +196,39 @@ static int record(struct pipeline_ctx *ctx, const struct job *job,
 {
 	struct strbuf sr = STRBUF_INIT;
 	struct db *db = ctx->db;
-	int ret = -1;
+	int ret = -1, final = 0;
 
 	if (db_begin(db))
 		return -1;
+	/* Another arch's job may have failed the series meanwhile: then
+	 * this job's outcome is its own, and the series stays as it is. */
+	if (job->series_id && r != PIPELINE_INTERRUPTED &&
+	    db_pipeline_is_final(db, job->series_id, &final))
+		goto out;
 	switch (r) {
 	case PIPELINE_OK:
 		if (jobq_finish(db, job->id, ctx->owner))
 			goto out;
-		if (!job->series_id)
-			break;
-		if (db_pipeline_set_status(db, job->series_id, st->done,
-					   NULL))
-			goto out;
-		if (st->next && jobq_enqueue(db, st->next, job->series_id,
-					     NULL, NULL))
+		if (job->series_id && !final && advance(ctx, job, st))
 			goto out;
 		break;
 	case PIPELINE_FAIL:
 		if (jobq_fail(db, job->id, ctx->owner, reason, 0))
 			goto out;
 		strbuf_addf(&sr, "%s: %s", job->kind, reason);
-		if (job->series_id &&
-		    db_pipeline_set_status(db, job->series_id, fail_status,
-					   sr.buf))
+		if (job->series_id && !final &&
+		    fail_series(ctx, job, fail_status, sr.buf))
 			goto out;
 		break;
 	case PIPELINE_RETRY:
 		if (jobq_fail(db, job->id, ctx->owner, reason, 1))
 			goto out;
-		if (!job->series_id)
+		if (!job->series_id || final)
 			break;
 		if (job->attempts >= job->max_attempts) {
 			strbuf_addf(&sr, "%s: %s (after %d attempts)",
 				    job->kind, reason, job->attempts);
-			if (db_pipeline_set_status(db, job->series_id,
-						   fail_status, sr.buf))
+			if (fail_series(ctx, job, fail_status, sr.buf))
 				goto out;
 		} else {
 			strbuf_addf(&sr, "%s: attempt %d of %d failed, "
@@ -172,9 +269,11 @@ int pipeline_run_job(struct pipeline_ctx *ctx, const struct job *job)
 		goto record;
 	}
 	if (job->series_id) {
+		int final = 0;
+
 		if (db_begin(ctx->db) ||
-		    db_pipeline_set_status(ctx->db, job->series_id,
-					   st->running, NULL) ||
+		    db_pipeline_is_final(ctx->db, job->series_id, &final) ||
+		    (!final && set_progress(ctx, job->series_id)) ||
 		    db_commit(ctx->db)) {
 			db_rollback(ctx->db);
 			goto done;
@@ -198,11 +297,13 @@ record:
 	if (record(ctx, job, st, r, fail_status, out.reason.buf))
 		goto done;
 	if (r == PIPELINE_OK)
-		log_info("pipeline", "job %lld: %s of series %lld done",
-			 job->id, job->kind, job->series_id);
+		log_info("pipeline", "job %lld: %s%s%s of series %lld done",
+			 job->id, job->kind, job->arch ? " " : "",
+			 job->arch ? job->arch : "", job->series_id);
 	else
-		log_info("pipeline", "job %lld: %s of series %lld %s%s%s",
-			 job->id, job->kind, job->series_id,
+		log_info("pipeline", "job %lld: %s%s%s of series %lld %s%s%s",
+			 job->id, job->kind, job->arch ? " " : "",
+			 job->arch ? job->arch : "", job->series_id,
 			 pipeline_result_str(r), out.reason.len ? ": " : "",
 			 out.reason.buf);
 	ret = r;

@@ -17,6 +17,15 @@
  * and the failure statuses fetch-failed, incomplete, does-not-apply,
  * build-failed, boot-failed, failed, each with series.status_reason.
  *
+ * Build and run are per-arch stages: one job per configured arch
+ * (job.arch), and each arch's run job is queued as soon as that arch's
+ * build job is done, so x86_64 boots while arm64 still builds.  While
+ * work is in flight the series shows the running status of the earliest
+ * stage that still has a job; the last per-arch job to finish moves the
+ * series to the next stage (analyze).  The first per-arch job that fails
+ * fails the series and cancels the other arches' queued jobs; one still
+ * running finishes, finds the series final and leaves it alone.
+ *
  * Test hook: when the environment variable KREGRESS_TEST_STAGE_SLEEP is a
  * number of seconds, every job sleeps that long (while holding its lease)
  * before its stage runs, so that tests can kill the daemon mid-lease.
@@ -28,7 +37,8 @@
 
 #include "strbuf.h"
 
-struct config;
+#include "config.h"
+
 struct db;
 struct job;
 
@@ -72,6 +82,7 @@ struct pipeline_stage {
 	const char *done;	/* series status when it succeeded */
 	const char *failed;	/* series status when it failed */
 	const char *next;	/* next job kind, NULL = last stage */
+	int per_arch;		/* one job per configured arch */
 	pipeline_stage_fn run;	/* NULL = not implemented yet */
 };
 
@@ -81,6 +92,14 @@ extern const struct pipeline_stage pipeline_stages[];
 /* The stage for a job kind in table (NULL = pipeline_stages), or NULL. */
 const struct pipeline_stage *
 pipeline_stage_find(const struct pipeline_stage *table, const char *kind);
+
+/*
+ * The configured arch of a per-arch stage's job: 0 with *arch set, or -1
+ * with the reason (no configuration, a job without an arch because none
+ * is configured, or an arch no longer configured).
+ */
+int pipeline_job_arch(const struct pipeline_ctx *ctx, const struct job *job,
+		      enum config_arch *arch, struct strbuf *reason);
 
 /*
  * Queues the first stage of a series (joins the caller's transaction, as

@@ -1,7 +1,8 @@
 /*
- * plan_file.c - a plan file rendered for the kernel command line (see
+ * plan_file.c - a plan file loaded for the kernel command line (see
  * plan_file.h).
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,51 +10,72 @@
 #include "plan.h"
 #include "plan_file.h"
 
-int plan_file_cmdline(const char *path, struct strbuf *out,
-		      unsigned int *memory_mib, unsigned int *vcpus)
+static int cmdline_add(struct plan_file *pf, char *text, struct strbuf *err)
 {
-	struct strbuf text = STRBUF_INIT, val = STRBUF_INIT;
-	struct plan *plan = malloc(sizeof(*plan));	/* ~70 KiB */
-	char err[256], *line, *save = NULL;
+	struct strbuf val = STRBUF_INIT;
+	char *line, *save = NULL;
 	int ret = -1;
 
-	if (!plan)
-		die("plan", "out of memory");
-	if (strbuf_read_file(&text, path, PLAN_TEXT_MAX) < 0)
-		goto out;
-	if (plan_parse(plan, text.buf, text.len, err, sizeof(err)) < 0) {
-		error("plan", "%s: %s", path, err);
-		goto out;
-	}
-	if (memory_mib)
-		*memory_mib = plan->memory_mib;
-	if (vcpus)
-		*vcpus = plan->vcpus;
-	for (line = strtok_r(text.buf, "\n", &save); line;
+	for (line = strtok_r(text, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		while (*line == ' ' || *line == '\t')
 			line++;
 		if (!*line || *line == '#')
 			continue;
 		if (strchr(line, '"') || strchr(line, ';')) {
-			error("plan", "%s: '\"' or ';' cannot go on the kernel "
-			      "command line", path);
+			strbuf_addf(err, "%s: '\"' or ';' cannot go on the "
+				    "kernel command line", pf->path);
 			goto out;
 		}
 		if (val.len)
 			strbuf_addch(&val, ';');
 		strbuf_addstr(&val, line);
 	}
-	strbuf_addf(out, "kregress.plan=\"%s\"", val.buf);
-	if (out->len > PLAN_FILE_CMDLINE_MAX) {
-		error("plan", "%s: %zu bytes on the kernel command line, more "
-		      "than %d", path, out->len, PLAN_FILE_CMDLINE_MAX);
+	strbuf_addf(&pf->cmdline, "kregress.plan=\"%s\"", val.buf);
+	if (pf->cmdline.len > PLAN_FILE_CMDLINE_MAX) {
+		strbuf_addf(err, "%s: %zu bytes on the kernel command line, "
+			    "more than %d", pf->path, pf->cmdline.len,
+			    PLAN_FILE_CMDLINE_MAX);
 		goto out;
 	}
 	ret = 0;
 out:
-	free(plan);
-	strbuf_release(&text);
 	strbuf_release(&val);
 	return ret;
+}
+
+int plan_file_load(struct plan_file *pf, const char *path,
+		   struct strbuf *err)
+{
+	struct strbuf text = STRBUF_INIT;
+	char msg[256];
+	int ret = -1;
+
+	pf->path = strdup(path);
+	pf->plan = malloc(sizeof(*pf->plan));
+	strbuf_init(&pf->cmdline);
+	if (!pf->path || !pf->plan)
+		die("plan", "out of memory");
+	if (strbuf_read_file(&text, path, PLAN_TEXT_MAX) < 0) {
+		strbuf_addf(err, "%s: %s", path, errno == EFBIG ?
+			    "larger than a plan can be" : strerror(errno));
+		goto out;
+	}
+	if (plan_parse(pf->plan, text.buf, text.len, msg, sizeof(msg)) < 0) {
+		strbuf_addf(err, "%s: %s", path, msg);
+		goto out;
+	}
+	ret = cmdline_add(pf, text.buf, err);
+out:
+	strbuf_release(&text);
+	return ret;
+}
+
+void plan_file_release(struct plan_file *pf)
+{
+	free(pf->path);
+	free(pf->plan);
+	strbuf_release(&pf->cmdline);
+	pf->path = NULL;
+	pf->plan = NULL;
 }

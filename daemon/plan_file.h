@@ -1,11 +1,14 @@
 /*
- * plan_file.h - a plan file made ready for the kernel command line.
+ * plan_file.h - a plan file, checked and made ready for the kernel
+ * command line.
  *
  * The plan travels to the guest /init as kregress.plan="a;b;c" (plan.h):
  * comments and blank lines dropped, lines joined by ';'.  The kernel's
  * command line holds 2048 bytes on x86_64 and arm64, so a plan longer
  * than PLAN_FILE_CMDLINE_MAX is refused here instead of being cut by the
- * kernel.
+ * kernel.  The parsed plan is kept beside its command line, so that the
+ * caller can size the guest from its machine line and check a kernel's
+ * configuration against it (plan_kconfig.h).
  */
 #ifndef KREGRESS_PLAN_FILE_H
 #define KREGRESS_PLAN_FILE_H
@@ -14,14 +17,22 @@
 
 #define PLAN_FILE_CMDLINE_MAX	1536	/* of the kernel's 2048 bytes */
 
+struct plan;
+
+struct plan_file {
+	char *path;		/* as given */
+	struct plan *plan;	/* parsed; on the heap (about 70 KiB) */
+	struct strbuf cmdline;	/* kregress.plan="..." */
+};
+
 /*
- * Reads and checks the plan at path and appends kregress.plan="..." to
- * out; *memory_mib and *vcpus (may be NULL) get the guest its "machine"
- * line asks for, 0 when it has none.  Returns 0, or -1 (logged, naming
- * the file) on an unreadable or invalid plan, a '"' or ';' in it, or one
- * too long.
+ * Reads and checks the plan at path into *pf.  Returns 0, or -1 with the
+ * reason, naming the file, in err (nothing logged): unreadable, invalid,
+ * a '"' or ';' in it, or too long for the command line.  Release *pf
+ * with plan_file_release() in either case.
  */
-int plan_file_cmdline(const char *path, struct strbuf *out,
-		      unsigned int *memory_mib, unsigned int *vcpus);
+int plan_file_load(struct plan_file *pf, const char *path,
+		   struct strbuf *err);
+void plan_file_release(struct plan_file *pf);
 
 #endif

@@ -9,12 +9,21 @@
  * preferably on another host; a host failing SCHEDULE_UNHEALTHY_AFTER
  * times in a row is dropped and its slots go to the others.  After the
  * round, each metric is compared (stats.c) at the alpha the sequential
- * design allows for this look; the run stops when every metric is
- * decisive, the budget is spent, or no host is left.
+ * design allows for this look; the run stops when every primary metric
+ * (the ones the workloads name as what they measure, sample.h; every
+ * metric when none is named) is decisive, the budget is spent, or no
+ * host is left.
  *
  * The order is the order in which boots start; with more than one worker
  * they overlap, which is what capacity means.  The seed, round and order
  * of every boot go to on_boot(), so the sequence can be reconstructed.
+ *
+ * A host's capacity holds across runs: the boots under way on each (URI,
+ * arch) are counted process-wide, so two series' runs (or a probe) never
+ * put more guests on a host than it promised room for; a run whose hosts
+ * are full waits.  One process-wide lock guards the runs and the counts:
+ * boots take seconds, the work done under it microseconds (and the
+ * callbacks' database writes milliseconds).
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -56,6 +65,62 @@ static double median(double *v, size_t n)
 {
 	qsort(v, n, sizeof(*v), cmp_double);
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static pthread_mutex_t runner_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t runner_cond = PTHREAD_COND_INITIALIZER;
+
+/* Boots under way on one host, by every run of the process. */
+struct place {
+	char *uri;
+	enum vm_arch arch;
+	unsigned int busy;
+};
+static struct place *places;	/* under runner_lock */
+static size_t nplaces;
+
+static unsigned int *place_busy(const char *uri, enum vm_arch arch)
+{
+	size_t i;
+
+	for (i = 0; i < nplaces; i++)
+		if (places[i].arch == arch && !strcmp(places[i].uri, uri))
+			return &places[i].busy;
+	places = realloc(places, (nplaces + 1) * sizeof(*places));
+	if (!places)
+		die("runner", "out of memory");
+	places[nplaces].uri = strdup(uri);
+	if (!places[nplaces].uri)
+		die("runner", "out of memory");
+	places[nplaces].arch = arch;
+	places[nplaces].busy = 0;
+	return &places[nplaces++].busy;
+}
+
+void runner_place_take(const char *uri, enum vm_arch arch,
+		       unsigned int capacity)
+{
+	pthread_mutex_lock(&runner_lock);
+	while (*place_busy(uri, arch) >= (capacity ? capacity : 1))
+		pthread_cond_wait(&runner_cond, &runner_lock);
+	(*place_busy(uri, arch))++;
+	pthread_mutex_unlock(&runner_lock);
+}
+
+static void place_give_locked(const char *uri, enum vm_arch arch)
+{
+	unsigned int *busy = place_busy(uri, arch);
+
+	if (*busy)
+		(*busy)--;
+	pthread_cond_broadcast(&runner_cond);
+}
+
+void runner_place_give(const char *uri, enum vm_arch arch)
+{
+	pthread_mutex_lock(&runner_lock);
+	place_give_locked(uri, arch);
+	pthread_mutex_unlock(&runner_lock);
 }
 
 static struct runner_metric *metric_get(struct runner_metric **metrics,
@@ -196,6 +261,7 @@ static size_t add_medians(struct runner_metric **metrics, size_t *nmetrics,
 
 		if (m) {
 			metric_push(m, side, median(g[j].v, g[j].n));
+			m->primary |= g[j].first->primary;
 			added++;
 		}
 		free(g[j].key);
@@ -231,8 +297,6 @@ struct run {
 	struct runner_host *hosts;
 	size_t nhosts;
 	struct runner_report *rep;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;	/* a host slot was freed */
 	struct slot *slots;
 	size_t nslots, next;
 	unsigned int round;
@@ -252,7 +316,11 @@ static int make_nonce(char *out, size_t size)
 	return 0;
 }
 
-/* Takes a host for a boot (waits for capacity); -1 when none is left. */
+/*
+ * Takes a host for a boot, waiting for room on it (the boots of every run
+ * count, see the top); -1 when no healthy host is left.  Called with
+ * runner_lock held.
+ */
 static int take_host(struct run *r, int avoid)
 {
 	const struct runner_spec *s = r->spec;
@@ -264,16 +332,19 @@ static int take_host(struct run *r, int avoid)
 		size_t n = r->nhosts < sizeof(sh) / sizeof(sh[0]) ?
 			   r->nhosts : sizeof(sh) / sizeof(sh[0]);
 
-		for (k = 0; k < n; k++)
+		for (k = 0; k < n; k++) {
 			sh[k] = r->hosts[k].sched;
+			sh[k].running = *place_busy(sh[k].uri, sh[k].arch);
+		}
 		if (!schedule_any_healthy(sh, n, s->arch, s->accel))
 			return -1;
 		i = schedule_pick(sh, n, s->arch, s->accel, avoid);
 		if (i >= 0) {
 			r->hosts[i].sched.running++;
+			(*place_busy(sh[i].uri, sh[i].arch))++;
 			return i;
 		}
-		pthread_cond_wait(&r->cond, &r->lock);
+		pthread_cond_wait(&runner_cond, &runner_lock);
 	}
 }
 
@@ -323,9 +394,9 @@ static int boot_once(struct run *r, int hi, const struct slot *sl,
 	b.console_log = log.buf;
 	b.reason = "";
 	if (s->on_start) {
-		pthread_mutex_lock(&r->lock);
+		pthread_mutex_lock(&runner_lock);
 		s->on_start(s->opaque, &b);
-		pthread_mutex_unlock(&r->lock);
+		pthread_mutex_unlock(&runner_lock);
 	}
 	vm_boot(h->vm, &bs, &vr);
 	if (vr.status != VM_STATUS_OK) {
@@ -335,9 +406,10 @@ static int boot_once(struct run *r, int hi, const struct slot *sl,
 		snprintf(reason, sizeof(reason), "console log unreadable");
 	}
 
-	pthread_mutex_lock(&r->lock);
+	pthread_mutex_lock(&runner_lock);
 	/* Only what libvirt/the hypervisor did counts against the host. */
 	schedule_done(&h->sched, vr.status);
+	place_give_locked(h->sched.uri, h->sched.arch);
 	if (!reason[0]) {
 		if (!parse_samples(text.buf, text.len, nonce, &samples,
 				   &nrecords, reason, sizeof(reason)))
@@ -363,8 +435,7 @@ static int boot_once(struct run *r, int hi, const struct slot *sl,
 	b.nrecords = nrecords;
 	if (s->on_boot)
 		s->on_boot(s->opaque, &b);
-	pthread_cond_broadcast(&r->cond);
-	pthread_mutex_unlock(&r->lock);
+	pthread_mutex_unlock(&runner_lock);
 	free_samples(samples, nrecords);
 	strbuf_release(&cmd);
 	strbuf_release(&log);
@@ -382,7 +453,7 @@ static void *worker(void *arg)
 {
 	struct run *r = arg;
 
-	pthread_mutex_lock(&r->lock);
+	pthread_mutex_lock(&runner_lock);
 	while (r->next < r->nslots && !r->no_host && !stopped(r)) {
 		struct slot sl = r->slots[r->next++];
 		int attempt = 1, avoid = -1, hi, usable;
@@ -393,9 +464,9 @@ static void *worker(void *arg)
 				r->no_host = 1;
 				break;
 			}
-			pthread_mutex_unlock(&r->lock);
+			pthread_mutex_unlock(&runner_lock);
 			usable = boot_once(r, hi, &sl, attempt);
-			pthread_mutex_lock(&r->lock);
+			pthread_mutex_lock(&runner_lock);
 			if (usable || attempt >= SCHEDULE_ATTEMPTS ||
 			    stopped(r))
 				break;
@@ -404,7 +475,7 @@ static void *worker(void *arg)
 			avoid = hi;
 		}
 	}
-	pthread_mutex_unlock(&r->lock);
+	pthread_mutex_unlock(&runner_lock);
 	return NULL;
 }
 
@@ -422,28 +493,35 @@ static int decisive(enum stats_verdict v)
 
 /*
  * Compares every metric at this look's alpha.  Returns 2 when every
- * verdict is decisive, 1 when the sequential design says stop anyway
- * (budget), 0 to go on.
+ * metric that decides (the primary ones, or all when no metric is
+ * primary) has a decisive verdict, 1 when the sequential design says
+ * stop anyway (budget), 0 to go on.
  */
 static int decide(struct run *r, struct stats_seq *seq)
 {
 	struct runner_report *rep = r->rep;
 	struct stats_opts o = r->spec->stats;
 	size_t i, n = r->ok[0] < r->ok[1] ? r->ok[0] : r->ok[1];
-	int stop = 1, all = 1;
+	int stop = 1, all = 1, any_primary = 0;
 
+	for (i = 0; i < rep->nmetrics; i++)
+		any_primary |= rep->metrics[i].primary;
 	o.alpha = stats_seq_look(seq, n);
 	for (i = 0; i < rep->nmetrics; i++) {
 		struct runner_metric *m = &rep->metrics[i];
+		int decides = m->primary || !any_primary;
 
 		o.direction = m->direction;
 		if (stats_compare_samples(m->values[0], m->n[0],
 					  m->values[1], m->n[1], &o,
 					  &m->result) < 0) {
-			stop = 0;
+			if (decides)
+				stop = all = 0;
 			continue;
 		}
 		m->have_result = 1;
+		if (!decides)
+			continue;
 		if (!stats_seq_should_stop(seq, &m->result, n))
 			stop = 0;
 		if (!decisive(m->result.verdict))
@@ -483,8 +561,6 @@ int runner_run(const struct runner_spec *spec, struct runner_host *hosts,
 	r.hosts = hosts;
 	r.nhosts = nhosts;
 	r.rep = rep;
-	pthread_mutex_init(&r.lock, NULL);
-	pthread_cond_init(&r.cond, NULL);
 	schedule_rng_init(&rng, spec->seed);
 	stats_seq_init(&seq, spec->stats.alpha, budget);
 	order = calloc(2 * pairs, sizeof(*order));
@@ -548,8 +624,6 @@ done:
 	qsort(rep->metrics, rep->nmetrics, sizeof(*rep->metrics), cmp_metric);
 	free(order);
 	free(r.slots);
-	pthread_cond_destroy(&r.cond);
-	pthread_mutex_destroy(&r.lock);
 	return 0;
 }
 

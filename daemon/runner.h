@@ -7,8 +7,10 @@
  * The runner owns no storage: every finished boot (and its per-boot
  * samples) is handed to on_boot(), where the daemon writes it to the
  * database and the CLI prints it.  Boots run on worker threads, as many as
- * the hosts' capacities allow; runner_run() blocks until the comparison is
- * decided, the budget is spent, or no healthy host is left.
+ * the hosts' capacities allow, counted across every run of the process
+ * (two series never share a host beyond its capacity); runner_run()
+ * blocks until the comparison is decided, the budget is spent, or no
+ * healthy host is left.
  */
 #ifndef KREGRESS_RUNNER_H
 #define KREGRESS_RUNNER_H
@@ -36,6 +38,7 @@ struct runner_metric {
 	char *key;		/* "workload metric {params}" */
 	char *unit;
 	enum stats_direction direction;
+	int primary;		/* a metric the workload is about (sample.h) */
 	double *values[2];	/* [SCHEDULE_BASE], [SCHEDULE_PATCHED] */
 	size_t n[2], alloc[2];
 	struct stats_result result;	/* after the last round */
@@ -75,7 +78,8 @@ struct runner_spec {
 	size_t max_per_side;	/* budget; 0 = 10 */
 	struct stats_opts stats;	/* threshold, alpha (the overall one) */
 	const char *log_dir;	/* console logs; required */
-	/* Both called with the runner's lock held, so never at once. */
+	/* Both called with the runner's process-wide lock held, so never
+	 * at once, not even for two runs. */
 	void (*on_start)(void *opaque, const struct runner_boot *b);
 	void (*on_boot)(void *opaque, const struct runner_boot *b);
 	void *opaque;
@@ -85,7 +89,10 @@ struct runner_spec {
 };
 
 enum runner_end {
-	RUNNER_DECIDED,		/* every metric reached a decisive verdict */
+	RUNNER_DECIDED,		/* every primary metric (every metric when
+				 * none is primary) reached a decisive
+				 * verdict: regression, improvement, minor
+				 * or no-change */
 	RUNNER_BUDGET,		/* max_per_side spent */
 	RUNNER_NO_HOST,		/* no healthy host left for the arch */
 	RUNNER_NO_SAMPLES,	/* a side produced no usable boot at all */
@@ -101,6 +108,15 @@ struct runner_report {
 	struct runner_metric *metrics;	/* nmetrics, sorted by key */
 	size_t nmetrics;
 };
+
+/*
+ * A boot outside a run (a host probe) takes one place of the host's
+ * capacity, waiting until one is free, and gives it back after; the
+ * runs' boots count against the same places (see runner.c).
+ */
+void runner_place_take(const char *uri, enum vm_arch arch,
+		       unsigned int capacity);
+void runner_place_give(const char *uri, enum vm_arch arch);
 
 /*
  * Runs the comparison.  Returns 0 with *rep filled (release it with

@@ -50,6 +50,7 @@ int sample_parse(const char *json, struct sample *s)
 	s->direction = STATS_LOWER_IS_BETTER;
 	if (d)
 		stats_direction_parse(d, &s->direction);
+	s->primary = json_is_true(json_object_get(rec, "primary"));
 	s->iteration = json_is_integer(it) ? json_integer_value(it) : -1;
 	s->value = json_number_value(v);
 	ret = 1;

@@ -4,7 +4,10 @@
  *
  * A record is a JSON object (workloads/common.h):
  *   {"type":"sample","workload":"mremap","metric":"move_pud","unit":"ns",
- *    "direction":"lower","iteration":0,"value":15089,"params":{...}}
+ *    "direction":"lower","primary":true,"iteration":0,"value":15089,
+ *    "params":{...}}
+ * "primary" marks the metrics a workload is about (the ones its seed
+ * measures); the others (CPU time, maxima, controls) explain them.
  * Two samples are comparable only when workload, metric and params are
  * equal, so params are kept as canonical JSON text (compact, keys sorted)
  * that compares with strcmp().
@@ -20,6 +23,7 @@ struct sample {
 	char *params;		/* canonical JSON, "{}" when absent */
 	char *unit;		/* "" when absent */
 	enum stats_direction direction;	/* lower when absent */
+	int primary;		/* "primary": true; 0 when absent */
 	long long iteration;	/* -1 when absent */
 	double value;		/* finite */
 };

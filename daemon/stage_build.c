@@ -112,18 +112,21 @@ enum pipeline_result stage_build(struct pipeline_ctx *ctx,
 				 struct pipeline_outcome *out)
 {
 	const struct config *cfg = ctx->cfg;
+	const struct config_arch_cfg *ac;
 	struct db_build_source src;
 	struct build_request req;
 	struct build_result res;
 	enum pipeline_result r = PIPELINE_FAIL;
-	int a, n = 0, ret;
+	enum config_arch a;
+	const char *arch;
+	int ret;
 	size_t i;
 
 	out->fail_status = "failed";
-	if (!cfg) {
-		strbuf_addstr(&out->reason, "no configuration");
+	if (pipeline_job_arch(ctx, job, &a, &out->reason))
 		return PIPELINE_FAIL;
-	}
+	ac = &cfg->arches[a];
+	arch = config_arch_str(a);
 	if (db_build_source(ctx->db, job->series_id, &src)) {
 		strbuf_addstr(&out->reason, "the series row cannot be read");
 		return PIPELINE_RETRY;
@@ -133,77 +136,59 @@ enum pipeline_result stage_build(struct pipeline_ctx *ctx,
 			      "base and head commit");
 		goto out;
 	}
-	for (a = 0; a < CONFIG_ARCH_COUNT; a++) {
-		const struct config_arch_cfg *ac = &cfg->arches[a];
-		const char *arch = config_arch_str((enum config_arch)a);
+	build_request_init(&req);
+	req.tree = src.tree_path;
+	req.arch = arch;
+	if (ac->base_config)
+		req.base_config = ac->base_config;
+	for (i = 0; i < ac->n_fragments && i < BUILD_MAX_FRAGMENTS - 1; i++)
+		req.fragments[i] = ac->fragments[i];
+	if (ac->make_jobs > 0)
+		req.jobs = ac->make_jobs;
+	req.timeout_s = cfg->limits.build_timeout_s;
+	req.log_bytes = cfg->limits.log_max_bytes;
+	if (cfg->limits.build_memory_mb > 0)
+		req.mem_bytes = (unsigned long long)
+			cfg->limits.build_memory_mb << 20;
 
-		if (!cfg->has_arch[a])
-			continue;
-		n++;
-		if (ctx->stop && *ctx->stop) {
-			r = PIPELINE_INTERRUPTED;
-			goto out;
-		}
-		build_request_init(&req);
-		req.tree = src.tree_path;
-		req.arch = arch;
-		if (ac->base_config)
-			req.base_config = ac->base_config;
-		for (i = 0; i < ac->n_fragments &&
-		     i < BUILD_MAX_FRAGMENTS - 1; i++)
-			req.fragments[i] = ac->fragments[i];
-		if (ac->make_jobs > 0)
-			req.jobs = ac->make_jobs;
-		req.timeout_s = cfg->limits.build_timeout_s;
-		req.log_bytes = cfg->limits.log_max_bytes;
-		if (cfg->limits.build_memory_mb > 0)
-			req.mem_bytes = (unsigned long long)
-				cfg->limits.build_memory_mb << 20;
-
-		build_result_init(&res);
-		ret = build_one(ctx, job, &src, &req, src.base, "base", &res,
-				&out->reason);
-		if (ret) {
-			build_result_release(&res);
-			r = ret == -2 ? PIPELINE_FAIL : ret == 1 ?
-			    PIPELINE_INTERRUPTED : PIPELINE_RETRY;
-			goto out;
-		}
-		if (res.status != BUILD_OK) {
-			strbuf_addf(&out->reason, "%s: base %.12s does not "
-				    "build: ", arch, src.base);
-			failure(&out->reason, &res);
-			build_result_release(&res);
-			goto out;
-		}
+	build_result_init(&res);
+	ret = build_one(ctx, job, &src, &req, src.base, "base", &res,
+			&out->reason);
+	if (ret) {
 		build_result_release(&res);
-		if (ctx->stop && *ctx->stop) {
-			r = PIPELINE_INTERRUPTED;
-			goto out;
-		}
-		req.base_rev = src.base;
-		build_result_init(&res);
-		ret = build_one(ctx, job, &src, &req, src.head, "patched",
-				&res, &out->reason);
-		if (ret) {
-			build_result_release(&res);
-			r = ret == 1 ? PIPELINE_INTERRUPTED : PIPELINE_RETRY;
-			goto out;
-		}
-		if (res.status != BUILD_OK) {
-			strbuf_addf(&out->reason, "%s: ", arch);
-			failure(&out->reason, &res);
-			out->fail_status = "build-failed";
-			build_result_release(&res);
-			goto out;
-		}
-		build_result_release(&res);
-	}
-	if (!n) {
-		strbuf_addstr(&out->reason, "no arch configured (arches of "
-			      "the configuration is empty)");
+		r = ret == -2 ? PIPELINE_FAIL : ret == 1 ?
+		    PIPELINE_INTERRUPTED : PIPELINE_RETRY;
 		goto out;
 	}
+	if (res.status != BUILD_OK) {
+		strbuf_addf(&out->reason, "%s: base %.12s does not build: ",
+			    arch, src.base);
+		failure(&out->reason, &res);
+		build_result_release(&res);
+		goto out;
+	}
+	build_result_release(&res);
+	if (ctx->stop && *ctx->stop) {
+		r = PIPELINE_INTERRUPTED;
+		goto out;
+	}
+	req.base_rev = src.base;
+	build_result_init(&res);
+	ret = build_one(ctx, job, &src, &req, src.head, "patched", &res,
+			&out->reason);
+	if (ret) {
+		build_result_release(&res);
+		r = ret == 1 ? PIPELINE_INTERRUPTED : PIPELINE_RETRY;
+		goto out;
+	}
+	if (res.status != BUILD_OK) {
+		strbuf_addf(&out->reason, "%s: ", arch);
+		failure(&out->reason, &res);
+		out->fail_status = "build-failed";
+		build_result_release(&res);
+		goto out;
+	}
+	build_result_release(&res);
 	out->fail_status = NULL;
 	r = PIPELINE_OK;
 out:

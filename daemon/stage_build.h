@@ -1,12 +1,12 @@
 /*
  * stage_build.h - the pipeline's build stage: an applied series is built,
- * base and patched, for every configured arch.
+ * base and patched, for the arch of the job (a per-arch stage: one job
+ * per configured arch, pipeline.h).
  *
- * For each arch of the configuration (x86_64 first, then arm64), the base
- * commit (series.base_used) is built first, then the head of the series
- * (the last patch's applied_commit) with the base as base_rev, so the
- * patched build goes through the same slot incrementally and its new
- * warnings are counted against the base (build.c, the code behind
+ * The base commit (series.base_used) is built first, then the head of
+ * the series (the last patch's applied_commit) with the base as base_rev,
+ * so the patched build goes through the same slot incrementally and its
+ * new warnings are counted against the base (build.c, the code behind
  * `kregress build`).  Each build has one row in `build` per (commit,
  * arch, configuration key), shared between series, linked to the series
  * in series_build (side base | patched); while make runs, the row's
@@ -17,11 +17,12 @@
  * from $KREGRESS_CONFIG_DIR (default DATADIR/configs) plus the arch's
  * configured fragments.
  *
- * Outcomes: PIPELINE_OK (series "built", next "run"); PIPELINE_FAIL with
+ * Outcomes: PIPELINE_OK (the arch's run job is next); PIPELINE_FAIL with
  * "build-failed" and "ARCH: FIRST ERROR LINE" (or the build's reason)
  * when the patched kernel does not build (a result); PIPELINE_FAIL with
  * "failed" when the base does not build ("ARCH: base COMMIT does not
- * build: FIRST ERROR LINE"; the patched build is not tried) or the series was never applied or no arch is configured;
+ * build: FIRST ERROR LINE"; the patched build is not tried), the series
+ * was never applied, or no arch is configured;
  * PIPELINE_RETRY when no build result could be produced or stored.
  * PIPELINE_INTERRUPTED when the daemon stops (ctx->stop), between builds
  * or during one: build_run() stops make within a few seconds, the row

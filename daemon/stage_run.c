@@ -2,6 +2,7 @@
  * stage_run.c - the run stage of the pipeline (see stage_run.h).
  * No SQL here (db_run.c), no libvirt (vm.c via hosts.c and runner.c).
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -14,7 +15,9 @@
 #include "hosts.h"
 #include "jobq.h"
 #include "log.h"
+#include "plan.h"
 #include "plan_file.h"
+#include "plan_kconfig.h"
 #include "runner.h"
 #include "stage_run.h"
 #include "strbuf.h"
@@ -78,15 +81,13 @@ static void on_boot(void *opaque, const struct runner_boot *b)
 		st->db_failed = 1;
 }
 
-/* The plan for arch and accel, rendered for the kernel command line,
- * and the guest it asks for. */
-static int plan_cmdline(const struct config *cfg, int arch,
-			enum vm_accel accel, struct runner_spec *spec,
-			struct strbuf *cmd, struct strbuf *reason)
+/* The plan configured for arch and accel, loaded into *pf. */
+static int plan_load(const struct config *cfg, int arch, enum vm_accel accel,
+		     struct plan_file *pf, struct strbuf *reason)
 {
 	int k = accel == VM_ACCEL_KVM ? CONFIG_ACCEL_KVM : CONFIG_ACCEL_TCG;
 	const char *path = cfg->plans[arch][k];
-	struct strbuf dflt = STRBUF_INIT;
+	struct strbuf dflt = STRBUF_INIT, err = STRBUF_INIT;
 	int ret = 0;
 
 	if (!path) {
@@ -94,12 +95,62 @@ static int plan_cmdline(const struct config *cfg, int arch,
 			    KREGRESS_DATADIR, vm_accel_str(accel));
 		path = dflt.buf;
 	}
-	if (plan_file_cmdline(path, cmd, &spec->memory_mib, &spec->vcpus)) {
-		strbuf_addf(reason, "%s: the plan %s cannot be used (see the "
-			    "log)", config_arch_str(arch), path);
+	if (plan_file_load(pf, path, &err)) {
+		strbuf_addf(reason, "%s: the plan cannot be used: %s",
+			    config_arch_str(arch), err.buf);
 		ret = -1;
 	}
 	strbuf_release(&dflt);
+	strbuf_release(&err);
+	return ret;
+}
+
+/*
+ * Checks that both kernels have every option the plan needs (their
+ * .config is next to the image, build.h); a kernel that lacks one would
+ * fail every boot.  0, or -1 with the reason and the series' status.
+ */
+static int kernels_fit_plan(const struct db_run_images *im,
+			    const struct plan_file *pf, const char *arch,
+			    struct pipeline_outcome *out)
+{
+	struct strbuf path = STRBUF_INIT, config = STRBUF_INIT;
+	struct strbuf missing = STRBUF_INIT;
+	const char *slash;
+	int side, ret = -1;
+
+	for (side = SCHEDULE_BASE; side <= SCHEDULE_PATCHED; side++) {
+		slash = strrchr(im->image[side], '/');
+		strbuf_reset(&path);
+		strbuf_reset(&config);
+		strbuf_add(&path, im->image[side],
+			   slash ? (size_t)(slash - im->image[side]) : 0);
+		strbuf_addstr(&path, slash ? "/config" : "config");
+		if (strbuf_read_file(&config, path.buf, 4 << 20) < 0) {
+			strbuf_addf(&out->reason, "%s: the %s kernel's "
+				    "configuration %s cannot be read: %s",
+				    arch, schedule_side_str(side), path.buf,
+				    strerror(errno));
+			goto out;
+		}
+		if (plan_kconfig_missing(pf->plan, config.buf, &missing)) {
+			strbuf_addf(&out->reason, "%s: the %s kernel lacks "
+				    "what the plan %s needs: %s", arch,
+				    schedule_side_str(side), pf->path,
+				    missing.buf);
+			if (side == SCHEDULE_BASE)
+				strbuf_addstr(&out->reason, "; add them to "
+					      "the arch's config fragments");
+			out->fail_status = side == SCHEDULE_BASE ? "failed" :
+					   "boot-failed";
+			goto out;
+		}
+	}
+	ret = 0;
+out:
+	strbuf_release(&path);
+	strbuf_release(&config);
+	strbuf_release(&missing);
 	return ret;
 }
 
@@ -132,7 +183,8 @@ static enum pipeline_result run_arch(struct pipeline_ctx *ctx,
 	struct runner_spec spec;
 	struct runner_report rep;
 	struct run_state st;
-	struct strbuf dir = STRBUF_INIT, cmd = STRBUF_INIT;
+	struct plan_file pf = { NULL, NULL, STRBUF_INIT };
+	struct strbuf dir = STRBUF_INIT;
 	enum pipeline_result r = PIPELINE_FAIL;
 	char *initrd = NULL;
 	uint64_t seed;
@@ -172,8 +224,11 @@ static enum pipeline_result run_arch(struct pipeline_ctx *ctx,
 		goto out;
 	}
 	memset(&spec, 0, sizeof(spec));
-	if (plan_cmdline(cfg, arch, set.accel, &spec, &cmd, &out->reason))
+	if (plan_load(cfg, arch, set.accel, &pf, &out->reason) ||
+	    kernels_fit_plan(&im, &pf, name, out))
 		goto out;
+	spec.memory_mib = pf.plan->memory_mib;
+	spec.vcpus = pf.plan->vcpus;
 	if (getrandom(&seed, sizeof(seed), 0) != (ssize_t)sizeof(seed)) {
 		strbuf_addstr(&out->reason, "getrandom failed");
 		r = PIPELINE_RETRY;
@@ -187,7 +242,7 @@ static enum pipeline_result run_arch(struct pipeline_ctx *ctx,
 	spec.max_per_side = cfg->stats.max_boots_per_side > 0 ?
 			    (size_t)cfg->stats.max_boots_per_side : 10;
 	if (db_run_start(ctx->db, job->series_id, name,
-			 vm_accel_str(set.accel), seed, cmd.buf,
+			 vm_accel_str(set.accel), seed, pf.cmdline.buf,
 			 cfg->stats.alpha, (unsigned int)spec.max_per_side,
 			 &st.run_id)) {
 		r = PIPELINE_RETRY;
@@ -205,7 +260,7 @@ static enum pipeline_result run_arch(struct pipeline_ctx *ctx,
 	spec.kernel[SCHEDULE_BASE] = im.image[SCHEDULE_BASE];
 	spec.kernel[SCHEDULE_PATCHED] = im.image[SCHEDULE_PATCHED];
 	spec.initrd[SCHEDULE_BASE] = spec.initrd[SCHEDULE_PATCHED] = initrd;
-	spec.plan_cmdline = cmd.buf;
+	spec.plan_cmdline = pf.cmdline.buf;
 	spec.arch = set.hosts[0].sched.arch;
 	spec.accel = (int)set.accel;
 	spec.timeout_s = (unsigned int)cfg->limits.boot_timeout_s;
@@ -263,7 +318,7 @@ out:
 	strbuf_release(&st.last_failure[0]);
 	strbuf_release(&st.last_failure[1]);
 	strbuf_release(&dir);
-	strbuf_release(&cmd);
+	plan_file_release(&pf);
 	free(initrd);
 	db_run_images_release(&im);
 	return r;
@@ -274,36 +329,26 @@ enum pipeline_result stage_run(struct pipeline_ctx *ctx,
 			       struct pipeline_outcome *out)
 {
 	enum pipeline_result r;
-	int a, n = 0, interrupted = 0;
+	enum config_arch a;
+	int interrupted = 0;
 
 	out->fail_status = "failed";
-	if (!ctx->cfg) {
-		strbuf_addstr(&out->reason, "no configuration");
+	if (pipeline_job_arch(ctx, job, &a, &out->reason))
 		return PIPELINE_FAIL;
-	}
-	if (db_run_interrupt(ctx->db, job->series_id, &interrupted)) {
+	if (db_run_interrupt(ctx->db, job->series_id, job->arch,
+			     &interrupted)) {
 		strbuf_addstr(&out->reason, "the run rows cannot be updated");
 		return PIPELINE_RETRY;
 	}
 	if (interrupted)
-		log_info("run", "series %lld: %d boot%s interrupted by a "
+		log_info("run", "series %lld: %s: %d boot%s interrupted by a "
 			 "daemon stop; running again", job->series_id,
-			 interrupted, interrupted == 1 ? " was" : "s were");
-	for (a = 0; a < CONFIG_ARCH_COUNT; a++) {
-		if (!ctx->cfg->has_arch[a])
-			continue;
-		n++;
-		if (ctx->stop && *ctx->stop)
-			return PIPELINE_INTERRUPTED;
-		out->fail_status = "failed";
-		r = run_arch(ctx, job, a, out);
-		if (r != PIPELINE_OK)
-			return r;
-	}
-	if (!n) {
-		strbuf_addstr(&out->reason, "no arch configured");
-		return PIPELINE_FAIL;
-	}
-	out->fail_status = NULL;
-	return PIPELINE_OK;
+			 job->arch, interrupted,
+			 interrupted == 1 ? " was" : "s were");
+	if (ctx->stop && *ctx->stop)
+		return PIPELINE_INTERRUPTED;
+	r = run_arch(ctx, job, a, out);
+	if (r == PIPELINE_OK)
+		out->fail_status = NULL;
+	return r;
 }

@@ -118,13 +118,17 @@ void strbuf_reset(struct strbuf *sb)
 int strbuf_read_file(struct strbuf *sb, const char *path, size_t max_bytes)
 {
 	int fd = 0;
-	int ret = -1;
+	int ret = -1, saved = 0;
 	char chunk[65536];
 
 	if (strcmp(path, "-")) {
 		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			return error("file", "%s: %s", path, strerror(errno));
+		if (fd < 0) {
+			saved = errno;
+			error("file", "%s: %s", path, strerror(saved));
+			errno = saved;
+			return -1;
+		}
 	}
 	for (;;) {
 		ssize_t n = read(fd, chunk, sizeof(chunk));
@@ -132,12 +136,14 @@ int strbuf_read_file(struct strbuf *sb, const char *path, size_t max_bytes)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			error("file", "%s: %s", path, strerror(errno));
+			saved = errno;
+			error("file", "%s: %s", path, strerror(saved));
 			goto out;
 		}
 		if (!n)
 			break;
 		if (sb->len + (size_t)n > max_bytes) {
+			saved = EFBIG;
 			error("file", "%s: larger than the limit of %zu bytes",
 			      path, max_bytes);
 			goto out;
@@ -148,5 +154,7 @@ int strbuf_read_file(struct strbuf *sb, const char *path, size_t max_bytes)
 out:
 	if (fd > 0)
 		close(fd);
+	if (ret)
+		errno = saved;
 	return ret;
 }

@@ -37,8 +37,9 @@ void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
 void strbuf_reset(struct strbuf *sb);
 
 /*
- * Reads the whole file at path into sb, failing (-1, logged) if it is larger
- * than max_bytes.  "-" reads standard input.
+ * Reads the whole file at path into sb, failing (-1, logged, errno set:
+ * EFBIG when it is larger than max_bytes) on an error.  "-" reads
+ * standard input.
  */
 int strbuf_read_file(struct strbuf *sb, const char *path, size_t max_bytes);
 

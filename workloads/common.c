@@ -20,6 +20,7 @@
 #define JSON_MAX 2048
 
 static const char *wl_name = "?";
+static const char *const *primary_metrics;
 static char params[JSON_MAX] = "{";
 static size_t params_len = 1;
 static char info[JSON_MAX] = "{";
@@ -110,6 +111,21 @@ static void emit(const char *body)
 	fflush(stdout);
 }
 
+void wl_primary(const char *const *metrics)
+{
+	primary_metrics = metrics;
+}
+
+static int is_primary(const char *metric)
+{
+	const char *const *m;
+
+	for (m = primary_metrics; m && *m; m++)
+		if (!strcmp(*m, metric))
+			return 1;
+	return 0;
+}
+
 void wl_sample(const char *metric, const char *unit, const char *direction,
 	       unsigned long iteration, double value)
 {
@@ -119,9 +135,11 @@ void wl_sample(const char *metric, const char *unit, const char *direction,
 	n = snprintf(body, sizeof(body),
 		     "{\"type\":\"sample\",\"workload\":\"%s\","
 		     "\"metric\":\"%s\",\"unit\":\"%s\","
-		     "\"direction\":\"%s\",\"iteration\":%lu,"
+		     "\"direction\":\"%s\",%s\"iteration\":%lu,"
 		     "\"value\":%.10g",
-		     wl_name, metric, unit, direction, iteration, value);
+		     wl_name, metric, unit, direction,
+		     is_primary(metric) ? "\"primary\":true," : "",
+		     iteration, value);
 	if (info_len > 1 && n < sizeof(body))
 		snprintf(body + n, sizeof(body) - n, ",\"info\":%s}", info);
 	emit(body);
@@ -271,8 +289,28 @@ void wl_madvise(void *p, size_t len, const char *madv)
 	if (!strcmp(madv, "none"))
 		return;
 	advice = !strcmp(madv, "hugepage") ? MADV_HUGEPAGE : MADV_NOHUGEPAGE;
-	if (madvise(p, len, advice))
-		wl_fail("madvise(%s): %s", madv, strerror(errno));
+	if (madvise(p, len, advice)) {
+		int err = errno;
+
+		/* MADV_[NO]HUGEPAGE is EINVAL without THP */
+		wl_fail("madvise(%s): %s%s%s", madv, strerror(err),
+			wl_lacks(err, ENOSYS, "ADVISE_SYSCALLS"),
+			wl_lacks(err, EINVAL, "TRANSPARENT_HUGEPAGE"));
+	}
+}
+
+const char *wl_lacks(int err, int when, const char *option)
+{
+	static char text[4][96];
+	static int next;
+	char *t;
+
+	if (err != when)
+		return "";
+	/* a few rotating buffers: one failure message may use several */
+	t = text[next++ % 4];
+	snprintf(t, sizeof(text[0]), " (the kernel lacks CONFIG_%s)", option);
+	return t;
 }
 
 /* Reservations handed out by wl_map_aligned(), for wl_unmap(). */

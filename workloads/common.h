@@ -100,6 +100,14 @@ void wl_sample(const char *metric, const char *unit, const char *direction,
 void wl_sample_interval(const char *metric, unsigned long iteration,
 			uint64_t start, uint64_t end);
 
+/*
+ * Names the metrics the workload is about (its seed's numbers), NULL
+ * ended; their records say "primary":true and they decide when a run has
+ * seen enough.  The others explain them (CPU time, maxima, controls).
+ * Call once, before the first sample; names are borrowed.
+ */
+void wl_primary(const char *const *metrics);
+
 /* Prints a failure record with the reason and exits WL_EXIT_REPORTED. */
 void wl_fail(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2), noreturn));
@@ -113,6 +121,13 @@ void wl_fail(const char *fmt, ...)
 void *wl_map_aligned(size_t len, size_t align, const char *madv);
 void wl_unmap(void *p);
 void wl_madvise(void *p, size_t len, const char *madv);
+
+/*
+ * For failure reasons: " (the kernel lacks CONFIG_<option>)" when err is
+ * the errno (when) that a kernel without that option gives, else "".  The
+ * options are the ones daemon/plan_kconfig.c lists for each workload.
+ */
+const char *wl_lacks(int err, int when, const char *option);
 
 /* The kernel's THP "enabled" mode ("always", ...) or "unknown". */
 const char *wl_thp_mode(void);

@@ -191,8 +191,10 @@ static int apply_thp(enum plan_thp thp)
 	if (thp == PLAN_THP_KEEP || !path)
 		return 0;
 	if (write_str(path, plan_thp_str(thp))) {
-		emit_failure("init", "THP %s: write %s: %s", plan_thp_str(thp),
-			     path, strerror(errno));
+		emit_failure("init", "THP %s: write %s: %s%s",
+			     plan_thp_str(thp), path, strerror(errno),
+			     errno == ENOENT ? " (the kernel lacks "
+			     "CONFIG_TRANSPARENT_HUGEPAGE)" : "");
 		return -1;
 	}
 	snprintf(want, sizeof(want), "[%s]", plan_thp_str(thp));
@@ -253,8 +255,10 @@ static int setup_swap(void)
 	if (plan.swap == PLAN_SWAP_ZRAM) {
 		dev = "/dev/zram0";
 		if (write_str("/sys/block/zram0/disksize", size))
-			return emit_failure("init", "zram: set disksize: %s",
-					    strerror(errno)), -1;
+			return emit_failure("init", "zram: set disksize: %s%s",
+					    strerror(errno), errno == ENOENT ?
+					    " (the kernel lacks CONFIG_ZRAM)" :
+					    ""), -1;
 	} else {
 		int fd;
 
@@ -272,8 +276,10 @@ static int setup_swap(void)
 		return emit_failure("init", "swap header on %s: %s", dev,
 				    strerror(errno)), -1;
 	if (swapon(dev, 0))
-		return emit_failure("init", "swapon %s: %s", dev,
-				    strerror(errno)), -1;
+		return emit_failure("init", "swapon %s: %s%s", dev,
+				    strerror(errno), errno == ENOSYS ?
+				    " (the kernel lacks CONFIG_SWAP)" : ""),
+		       -1;
 	return 0;
 }
 

@@ -38,7 +38,9 @@ static void fill(char *p, size_t size, enum order o, int value)
 
 int main(int argc, char **argv)
 {
-	static const char *const names[] = { "oneshot", "forward", "reverse" };
+	static const char *const names[] = {
+		"oneshot", "forward", "reverse", NULL,
+	};
 	unsigned long size_mb = 100, prefault = 0;
 	const char *madv = "none";
 	struct wl_common c = { .iterations = 10, .warmup = 1, .cpu = -1 };
@@ -53,6 +55,7 @@ int main(int argc, char **argv)
 	int o;
 
 	wl_parse("memset-order", argc, argv, opts, &c);
+	wl_primary(names);
 	if (!size_mb || size_mb > 65536)
 		wl_fail("--size-mb must be 1..65536");
 	size = size_mb * WL_MIB;

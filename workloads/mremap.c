@@ -111,6 +111,9 @@ static void run(const char *metric, size_t size, size_t align,
 
 int main(int argc, char **argv)
 {
+	static const char *const primary[] = {
+		"move_pud", "move_pmd", "move_pte", NULL,
+	};
 	unsigned long pud_mb = 1024;
 	const char *madv = "none", *regions = "all";
 	struct wl_common c = { .iterations = 10, .warmup = 2, .cpu = -1 };
@@ -123,6 +126,7 @@ int main(int argc, char **argv)
 	int all;
 
 	wl_parse("mremap", argc, argv, opts, &c);
+	wl_primary(primary);
 	if (!pud_mb || pud_mb > 1024)
 		wl_fail("--pud-mb must be 1..1024");
 	all = !strcmp(regions, "all");

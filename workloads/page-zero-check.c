@@ -79,6 +79,7 @@ static double time_checks(int (*check)(const void *), unsigned char *page,
 
 int main(int argc, char **argv)
 {
+	static const char *const primary[] = { "word_check", NULL };
 	unsigned long checks = 1000000;
 	long nonzero_at = -1;
 	struct wl_common c = { .iterations = 10, .warmup = 1, .cpu = -1 };
@@ -92,6 +93,7 @@ int main(int argc, char **argv)
 	int want;
 
 	wl_parse("page-zero-check", argc, argv, opts, &c);
+	wl_primary(primary);
 	if (!checks || checks > 1000000000)
 		wl_fail("--checks must be 1..1000000000");
 	if (nonzero_at < -1 || nonzero_at >= (long)WL_PAGE)

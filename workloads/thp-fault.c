@@ -11,6 +11,7 @@
  * every pass and unmapped afterwards (untimed).  Verification: every
  * page reads back what was written.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +32,8 @@ static unsigned long anon_huge_kb(void)
 	FILE *f = fopen("/proc/self/smaps_rollup", "r");
 
 	if (!f)
-		return 0;
+		wl_fail("/proc/self/smaps_rollup: %s%s", strerror(errno),
+			wl_lacks(errno, ENOENT, "PROC_PAGE_MONITOR"));
 	while (fgets(line, sizeof(line), f))
 		if (sscanf(line, "AnonHugePages: %lu kB", &kb) == 1)
 			break;
@@ -41,6 +43,9 @@ static unsigned long anon_huge_kb(void)
 
 int main(int argc, char **argv)
 {
+	static const char *const primary[] = {
+		"pass", "first_touch_2m_median", NULL,
+	};
 	unsigned long size_mb = 100;
 	const char *madv = "none";
 	struct wl_common c = { .iterations = 10, .warmup = 1, .cpu = -1 };
@@ -54,6 +59,7 @@ int main(int argc, char **argv)
 	long it;
 
 	wl_parse("thp-fault", argc, argv, opts, &c);
+	wl_primary(primary);
 	if (!size_mb || size_mb % 2 || size_mb > 65536)
 		wl_fail("--size-mb must be even, 2..65536");
 	size = size_mb * WL_MIB;

@@ -81,8 +81,11 @@ static size_t present_pages(char *p, size_t size)
 	off_t off = (uintptr_t)p / WL_PAGE * sizeof(*ent);
 	int fd = open("/proc/self/pagemap", O_RDONLY);
 
-	if (!ent || fd < 0)
-		wl_fail("/proc/self/pagemap: %s", strerror(errno));
+	if (!ent)
+		wl_fail("out of memory");
+	if (fd < 0)
+		wl_fail("/proc/self/pagemap: %s%s", strerror(errno),
+			wl_lacks(errno, ENOENT, "PROC_PAGE_MONITOR"));
 	if (pread(fd, ent, pages * sizeof(*ent), off) !=
 	    (ssize_t)(pages * sizeof(*ent)))
 		wl_fail("/proc/self/pagemap: short read");
@@ -127,7 +130,8 @@ static void run(const char *kind, size_t size, long it)
 	snap(before);
 	t0 = wl_now_ns();
 	if (madvise(p, size, MADV_PAGEOUT))
-		wl_fail("madvise(MADV_PAGEOUT): %s", strerror(errno));
+		wl_fail("madvise(MADV_PAGEOUT): %s%s", strerror(errno),
+			wl_lacks(errno, ENOSYS, "ADVISE_SYSCALLS"));
 	t1 = wl_now_ns();
 	snap(mid);
 	resident = resident_pages(p, size);
@@ -160,6 +164,9 @@ static void run(const char *kind, size_t size, long it)
 
 int main(int argc, char **argv)
 {
+	static const char *const primary[] = {
+		"pageout_zero", "swapin_zero", NULL,
+	};
 	unsigned long size_mb = 64;
 	struct wl_common c = { .iterations = 5, .warmup = 1, .cpu = -1 };
 	const struct wl_opt opts[] = {
@@ -169,6 +176,7 @@ int main(int argc, char **argv)
 	long it;
 
 	wl_parse("zero-swap", argc, argv, opts, &c);
+	wl_primary(primary);
 	if (!size_mb || size_mb > 65536)
 		wl_fail("--size-mb must be 1..65536");
 	for (it = -(long)c.warmup; it < (long)c.iterations; it++) {

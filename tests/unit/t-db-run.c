@@ -102,9 +102,16 @@ static void test_images(struct db *db)
 
 static struct sample mk(const char *metric, long long it, double v)
 {
-	struct sample s = { (char *)"thp-fault", (char *)metric,
-			    (char *)"{\"mb\":8}", (char *)"us",
-			    STATS_HIGHER_IS_BETTER, it, v };
+	struct sample s = {
+		.workload = (char *)"thp-fault",
+		.metric = (char *)metric,
+		.params = (char *)"{\"mb\":8}",
+		.unit = (char *)"us",
+		.direction = STATS_HIGHER_IS_BETTER,
+		.primary = !strcmp(metric, "pass"),
+		.iteration = it,
+		.value = v,
+	};
 	return s;
 }
 
@@ -147,6 +154,9 @@ static void test_runs(struct db *db)
 	       "pass/0/10.0/us/higher/{\"mb\":8} pass/1/11.0/us/higher/"
 	       "{\"mb\":8} fault/0/2.5/us/higher/{\"mb\":8}",
 	       "every iteration kept, with unit, direction and params");
+	is_str(q_str(db, "SELECT group_concat(metric || '=' || is_primary, "
+		     "' ') FROM sample"), "pass=1 pass=1 fault=0",
+	       "the workload's primary metrics are marked");
 	ok(db_run_boot_finish(db, "zzzz", "ok", NULL, NULL, 0, s, 3) < 0,
 	   "finishing an unknown boot fails");
 	is_str(q_str(db, "SELECT count(*) FROM sample"), "3",
@@ -159,7 +169,10 @@ static void test_runs(struct db *db)
 	ok(db_run_boot_start(db, &b) < 0, "a nonce names one boot only");
 
 	/* the daemon dies here: a run and a boot stay 'running' */
-	ok(db_run_interrupt(db, sid, &n) == 0 && n == 1,
+	ok(db_run_interrupt(db, sid, "arm64", &n) == 0 && n == 0 &&
+	   !strcmp(q_str(db, "SELECT status FROM run WHERE id = %lld", run),
+		   "running"), "another arch's run is left alone");
+	ok(db_run_interrupt(db, sid, "x86_64", &n) == 0 && n == 1,
 	   "the next attempt marks the running boot interrupted");
 	is_str(q_str(db, "SELECT status || ':' || status_reason FROM boot "
 		     "WHERE nonce = 'bbbb'"),
@@ -170,7 +183,7 @@ static void test_runs(struct db *db)
 	       "and the run interrupted");
 	is_str(q_str(db, "SELECT status FROM boot WHERE nonce = 'aaaa'"), "ok",
 	       "the complete boot and its samples stay");
-	ok(db_run_interrupt(db, sid, &n) == 0 && n == 0,
+	ok(db_run_interrupt(db, sid, "x86_64", &n) == 0 && n == 0,
 	   "nothing left to interrupt");
 	ok(db_run_finish(db, run, "budget", 3) == 0 &&
 	   !strcmp(q_str(db, "SELECT status || rounds FROM run WHERE id = "

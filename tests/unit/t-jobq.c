@@ -79,8 +79,8 @@ static void test_claim(struct db *db)
 	long long id1, id2;
 
 	ok(jobq_enqueue(db, "fetch", 0, NULL, &id1) == 0, "enqueue fetch");
-	ok(jobq_enqueue(db, "build", 0, "{\"arch\":\"x86_64\"}", &id2) == 0,
-	   "enqueue build with an argument");
+	ok(jobq_enqueue(db, "build", 0, "x86_64", &id2) == 0,
+	   "enqueue build for an arch");
 	ok(id2 > id1, "ids increase");
 	ok(jobq_counts(db, &c) == 0, "counts");
 	is_int(c.queued, 2, "2 queued");
@@ -89,12 +89,12 @@ static void test_claim(struct db *db)
 	is_int(jobq_claim(db, "A", 60, &j1), 1, "claim one");
 	is_int(j1.id, id1, "oldest job first");
 	is_str(j1.kind, "fetch", "kind");
-	ok(j1.arg == NULL && j1.series_id == 0, "no arg, no series");
+	ok(j1.arch == NULL && j1.series_id == 0, "no arch, no series");
 	is_int(j1.attempts, 1, "first attempt");
 	is_int(j1.max_attempts, 5, "default max_attempts");
 	is_int(jobq_claim(db, "B", 60, &j2), 1, "claim another");
 	is_int(j2.id, id2, "second claimer gets the other job");
-	is_str(j2.arg, "{\"arch\":\"x86_64\"}", "argument kept");
+	is_str(j2.arch, "x86_64", "arch kept");
 	is_int(jobq_claim(db, "C", 60, &j3), 0, "nothing left to claim");
 	jobq_counts(db, &c);
 	is_int(c.running, 2, "2 running");

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config.h"
 #include "db.h"
 #include "db_pipeline.h"
 #include "jobq.h"
@@ -294,11 +295,155 @@ static void test_interrupt_and_recover(struct pipeline_ctx *ctx)
 		     "%lld", sid), 1, "still one job for the series");
 
 	/* Unknown kinds fail rather than loop. */
+	sid = new_series(ctx->db);
 	jobq_enqueue(ctx->db, "frobnicate", sid, NULL, NULL);
 	is_int(claim_run(ctx, "frobnicate"), PIPELINE_FAIL,
 	       "unknown kind fails");
 	is_str(q_state(ctx->db, sid), "failed|frobnicate: unknown job "
 	       "kind", "with a reason");
+}
+
+/* Claims the next job, which must be kind for arch, into *j. */
+static int claim_arch(struct pipeline_ctx *ctx, const char *kind,
+		      const char *arch, struct job *j)
+{
+	if (jobq_claim(ctx->db, ctx->owner, 60, j) != 1)
+		return -1;
+	if (strcmp(j->kind, kind) || !j->arch || strcmp(j->arch, arch)) {
+		diag("claimed %s %s, expected %s %s", j->kind,
+		     j->arch ? j->arch : "-", kind, arch);
+		job_release(j);
+		return -1;
+	}
+	return 0;
+}
+
+static int run_claimed(struct pipeline_ctx *ctx, struct job *j)
+{
+	int r = pipeline_run_job(ctx, j);
+
+	job_release(j);
+	return r;
+}
+
+static enum pipeline_result stage_build_fails(struct pipeline_ctx *ctx,
+					      const struct job *job,
+					      struct pipeline_outcome *out)
+{
+	strbuf_addf(&out->reason, "%s: mm/memory.c:12: error: expected ';'",
+		    job->arch);
+	return PIPELINE_FAIL;
+}
+
+/*
+ * Build and run go per arch: each arch's run starts when its build is
+ * done, analyze when the last arch's run is; a failing arch fails the
+ * series and cancels what the other arch has queued.
+ */
+static void test_per_arch(struct pipeline_ctx *ctx)
+{
+	struct pipeline_stage t[7];
+	struct config cfg;
+	struct job bx, ba, rx, ra;
+	long long sid;
+	int released = -1, orphans = -1;
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.has_arch[CONFIG_ARCH_X86_64] = cfg.has_arch[CONFIG_ARCH_ARM64] = 1;
+	ctx->cfg = &cfg;
+	memcpy(t, unimpl, sizeof(t));
+	t[0].run = t[1].run = t[2].run = t[3].run = stage_ok;
+	ctx->stages = t;
+	db_exec(ctx->db, "UPDATE job SET state = 'failed' WHERE state IN "
+		"('queued', 'running')");
+
+	sid = new_series(ctx->db);
+	pipeline_start(ctx->db, sid, NULL);
+	claim_run(ctx, "fetch");
+	is_int(claim_run(ctx, "apply"), PIPELINE_OK, "applied");
+	is_str(q_str(ctx->db, "SELECT group_concat(kind || ' ' || arch, ', ') "
+		     "FROM job WHERE series_id = %lld AND state = 'queued'",
+		     sid), "build x86_64, build arm64",
+	       "one build job per configured arch");
+	is_str(q_state(ctx->db, sid), "applied|", "applied");
+	ok(claim_arch(ctx, "build", "x86_64", &bx) == 0 &&
+	   claim_arch(ctx, "build", "arm64", &ba) == 0, "both builds claimed");
+	is_int(run_claimed(ctx, &bx), PIPELINE_OK, "x86_64 built");
+	is_str(q_str(ctx->db, "SELECT group_concat(kind || ' ' || arch, ', ') "
+		     "FROM job WHERE series_id = %lld AND state = 'queued'",
+		     sid), "run x86_64",
+	       "x86_64's run is queued while arm64 still builds");
+	is_str(q_state(ctx->db, sid), "building|",
+	       "the series shows its earliest stage in flight");
+	ok(claim_arch(ctx, "run", "x86_64", &rx) == 0, "x86_64 run claimed");
+	is_int(run_claimed(ctx, &rx), PIPELINE_OK, "x86_64 ran");
+	is_str(q_state(ctx->db, sid), "building|", "still building");
+	is_int(q_int(ctx->db, "SELECT count(*) FROM job WHERE series_id = "
+		     "%lld AND kind = 'analyze'", sid), 0,
+	       "no analysis while arm64 builds");
+	is_int(run_claimed(ctx, &ba), PIPELINE_OK, "arm64 built");
+	is_str(q_state(ctx->db, sid), "running|", "now the series runs");
+	ok(claim_arch(ctx, "run", "arm64", &ra) == 0, "arm64 run claimed");
+	is_int(run_claimed(ctx, &ra), PIPELINE_OK, "arm64 ran");
+	is_str(q_state(ctx->db, sid), "ran|", "the last run moves it on");
+	is_int(q_int(ctx->db, "SELECT count(*) FROM job WHERE series_id = "
+		     "%lld AND kind = 'analyze' AND arch IS NULL AND state = "
+		     "'queued'", sid), 1, "one analysis for the series");
+	db_exec(ctx->db, "UPDATE job SET state = 'done' WHERE kind = "
+		"'analyze'");
+
+	/* x86_64's patched kernel does not build while arm64 builds. */
+	t[2].run = stage_build_fails;
+	sid = new_series(ctx->db);
+	pipeline_start(ctx->db, sid, NULL);
+	claim_run(ctx, "fetch");
+	claim_run(ctx, "apply");
+	ok(claim_arch(ctx, "build", "x86_64", &bx) == 0, "x86_64 claimed");
+	ok(claim_arch(ctx, "build", "arm64", &ba) == 0, "arm64 claimed");
+	is_int(run_claimed(ctx, &bx), PIPELINE_FAIL, "x86_64 fails");
+	is_str(q_state(ctx->db, sid), "build-failed|build: x86_64: "
+	       "mm/memory.c:12: error: expected ';'", "the series failed "
+	       "with x86_64's reason");
+	t[2].run = stage_ok;
+	is_int(run_claimed(ctx, &ba), PIPELINE_OK, "arm64's build ends");
+	is_str(q_state(ctx->db, sid), "build-failed|build: x86_64: "
+	       "mm/memory.c:12: error: expected ';'", "and leaves the failed "
+	       "series as it was");
+	is_int(q_int(ctx->db, "SELECT count(*) FROM job WHERE series_id = "
+		     "%lld AND kind = 'run'", sid), 0, "no run is queued");
+
+	/* A queued arch is cancelled when the other fails. */
+	t[2].run = stage_build_fails;
+	sid = new_series(ctx->db);
+	pipeline_start(ctx->db, sid, NULL);
+	claim_run(ctx, "fetch");
+	claim_run(ctx, "apply");
+	ok(claim_arch(ctx, "build", "x86_64", &bx) == 0, "x86_64 claimed");
+	run_claimed(ctx, &bx);
+	is_str(q_str(ctx->db, "SELECT state || ': ' || last_error FROM job "
+		     "WHERE series_id = %lld AND arch = 'arm64'", sid),
+	       "failed: cancelled: build: x86_64: mm/memory.c:12: error: "
+	       "expected ';'", "the other arch's queued build is cancelled");
+
+	/* A dead daemon's arch job that lost its last attempt. */
+	t[2].run = stage_ok;
+	sid = new_series(ctx->db);
+	pipeline_start(ctx->db, sid, NULL);
+	claim_run(ctx, "fetch");
+	claim_run(ctx, "apply");
+	db_exec(ctx->db, "UPDATE job SET attempts = max_attempts - 1 WHERE "
+		"kind = 'build' AND arch = 'x86_64' AND state = 'queued'");
+	jobq_claim(ctx->db, "old", 60, &bx);
+	job_release(&bx);
+	ok(pipeline_recover(ctx->db, ctx->owner, &released, &orphans) == 0,
+	   "recovery");
+	is_str(q_state(ctx->db, sid), "failed|build x86_64: lease lost on "
+	       "the last attempt (old)", "the series failed, naming the arch");
+	is_str(q_str(ctx->db, "SELECT state FROM job WHERE series_id = %lld "
+		     "AND arch = 'arm64'", sid), "failed",
+	       "and its other arch's job is cancelled");
+	ctx->cfg = NULL;
+	ctx->stages = unimpl;
 }
 
 int main(void)
@@ -321,6 +466,7 @@ int main(void)
 	test_flow(&ctx);
 	test_retry(&ctx);
 	test_interrupt_and_recover(&ctx);
+	test_per_arch(&ctx);
 	db_close(ctx.db);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd))

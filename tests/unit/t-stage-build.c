@@ -43,13 +43,14 @@ static struct config *load(const char *json)
 	return cfg;
 }
 
-/* Queues a build job for series id and runs it. */
-static int run_build(struct pipeline_ctx *ctx, long long id)
+/* Queues a build job of arch for series id and runs it. */
+static int run_build(struct pipeline_ctx *ctx, long long id,
+		     const char *arch)
 {
 	struct job j;
 	int r;
 
-	if (jobq_enqueue(ctx->db, "build", id, NULL, NULL))
+	if (jobq_enqueue(ctx->db, "build", id, arch, NULL))
 		return -102;
 	if (jobq_claim(ctx->db, ctx->owner, 60, &j) != 1)
 		return -100;
@@ -115,14 +116,15 @@ int main(void)
 		return done_testing();
 
 	id = applied(ctx.db, NULL, NULL);
-	is_int(run_build(&ctx, id), PIPELINE_FAIL, "never applied: fails");
+	is_int(run_build(&ctx, id, "x86_64"), PIPELINE_FAIL,
+	       "never applied: fails");
 	is_str(q_state(ctx.db, id), "failed|build: the series has no applied "
 	       "tree, base and head commit", "its reason");
 	is_str(q_str(ctx.db, "SELECT count(*) FROM build"), "0",
 	       "no build row");
 
 	id = applied(ctx.db, missing, missing);
-	is_int(run_build(&ctx, id), PIPELINE_RETRY,
+	is_int(run_build(&ctx, id, "x86_64"), PIPELINE_RETRY,
 	       "a base the tree lacks: no result, retried");
 	is_str(q_str(ctx.db, "SELECT last_error FROM job WHERE series_id = "
 		     "%lld", id), "x86_64: base build of 0123456789ab produced "
@@ -134,6 +136,16 @@ int main(void)
 	       "result (see the log)", "the base build row says why");
 	is_str(q_str(ctx.db, "SELECT state FROM job WHERE series_id = %lld",
 		     id), "queued", "the job is queued again (backoff)");
+	id = applied(ctx.db, missing, missing);
+	is_int(run_build(&ctx, id, "arm64"), PIPELINE_FAIL,
+	       "an arch the configuration no longer has: fails");
+	is_str(q_state(ctx.db, id), "failed|build: arm64: not an arch of the "
+	       "configuration any more", "its reason");
+	id = applied(ctx.db, missing, missing);
+	is_int(run_build(&ctx, id, NULL), PIPELINE_FAIL,
+	       "a job without an arch: fails");
+	is_str(q_state(ctx.db, id), "failed|build: no arch configured (arches "
+	       "of the configuration is empty)", "its reason");
 	config_free(cfg);
 
 	snprintf(json, sizeof(json), "{ \"state_dir\": \"%s/state\", "
@@ -144,7 +156,7 @@ int main(void)
 	if (!ok(cfg != NULL, "configuration with a missing fragment"))
 		return done_testing();
 	id = applied(ctx.db, missing, missing);
-	is_int(run_build(&ctx, id), PIPELINE_FAIL,
+	is_int(run_build(&ctx, id, "arm64"), PIPELINE_FAIL,
 	       "missing fragment: fails");
 	is_str(q_state(ctx.db, id), "failed|build: arm64: the build "
 	       "configuration cannot be read (see the log)", "its reason");
