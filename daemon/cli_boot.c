@@ -253,6 +253,7 @@ int cli_boot(int argc, char **argv)
 			spec.memory_mib = pf.plan->memory_mib;
 		if (!spec.vcpus)
 			spec.vcpus = pf.plan->vcpus;
+		spec.icount = pf.plan->clock == PLAN_CLOCK_INSTRUCTIONS;
 		strbuf_add(&cmdline, pf.cmdline.buf, pf.cmdline.len);
 		strbuf_addf(&cmdline, " kregress.nonce=%s", nonce);
 		strbuf_addf(&end, "KREGRESS 1 %s END ", nonce);
@@ -549,6 +550,7 @@ int cli_ab(int argc, char **argv)
 		goto out;
 	spec.memory_mib = pf.plan->memory_mib;
 	spec.vcpus = pf.plan->vcpus;
+	spec.icount = pf.plan->clock == PLAN_CLOCK_INSTRUCTIONS;
 	spec.plan_cmdline = pf.cmdline.buf;
 	spec.accel = (int)acc;
 	spec.seed = seed;

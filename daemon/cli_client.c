@@ -380,14 +380,17 @@ static void print_builds(json_t *s)
 	strbuf_release(&sb);
 }
 
-/* "x86_64 tcg: run 3 decided after 2 rounds (seed 42); boots: ..." */
+/* "x86_64 tcg, instruction time: run 3 decided after 2 rounds (seed
+ * 42); boots: ..." */
 static void print_run(const char *prefix, json_t *r)
 {
 	long long rounds = num(r, "rounds");
 
-	printf("%s%s %s: run %lld %s after %lld round%s (seed %lld); boots: "
-	       "base %lld ok, %lld failed; patched %lld ok, %lld failed%s\n",
-	       prefix, str(r, "arch"), str(r, "accel"), num(r, "id"), str(r, "status"),
+	printf("%s%s %s, %s time: run %lld %s after %lld round%s (seed %lld); "
+	       "boots: base %lld ok, %lld failed; patched %lld ok, %lld "
+	       "failed%s\n", prefix, str(r, "arch"), str(r, "accel"),
+	       !strcmp(str(r, "clock"), "instructions") ? "instruction" :
+	       "real", num(r, "id"), str(r, "status"),
 	       rounds, rounds == 1 ? "" : "s", num(r, "seed"),
 	       num(r, "base_ok"), num(r, "base_failed"), num(r, "patched_ok"),
 	       num(r, "patched_failed"),

@@ -178,25 +178,25 @@ fail:
 	return -1;
 }
 
-int db_run_start(struct db *db, long long series_id, const char *arch,
-		 const char *accel, uint64_t seed, const char *plan,
-		 double alpha, unsigned int max_per_side, long long *run_id)
+int db_run_start(struct db *db, const struct db_run_design *d,
+		 long long *run_id)
 {
 	sqlite3_stmt *st = db_stmt(db,
-		"INSERT INTO run (series_id, arch, accel, seed, plan, "
+		"INSERT INTO run (series_id, arch, accel, clock, seed, plan, "
 		"started_at, alpha, max_per_side) "
-		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
+		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
 
 	if (!st)
 		return -1;
-	sqlite3_bind_int64(st, 1, series_id);
-	sqlite3_bind_text(st, 2, arch, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, accel, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 4, (sqlite3_int64)seed);
-	sqlite3_bind_text(st, 5, plan, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 6, (long long)time(NULL));
-	sqlite3_bind_double(st, 7, alpha);
-	sqlite3_bind_int(st, 8, (int)max_per_side);
+	sqlite3_bind_int64(st, 1, d->series_id);
+	sqlite3_bind_text(st, 2, d->arch, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, d->accel, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, d->clock, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 5, (sqlite3_int64)d->seed);
+	sqlite3_bind_text(st, 6, d->plan, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 7, (long long)time(NULL));
+	sqlite3_bind_double(st, 8, d->alpha);
+	sqlite3_bind_int(st, 9, (int)d->max_per_side);
 	if (db_step_done(db, st, "run", "run row"))
 		return -1;
 	*run_id = sqlite3_last_insert_rowid(db_sqlite(db));

@@ -74,11 +74,20 @@ int db_run_host_unhealthy(struct db *db, long long host_id,
 int db_run_interrupt(struct db *db, long long series_id, const char *arch,
 		     int *n);
 
-/* Inserts a 'running' run row with its adaptive design (overall alpha,
- * boots per side at most). */
-int db_run_start(struct db *db, long long series_id, const char *arch,
-		 const char *accel, uint64_t seed, const char *plan,
-		 double alpha, unsigned int max_per_side, long long *run_id);
+/* A run as it starts: what it boots with, and its adaptive design. */
+struct db_run_design {
+	long long series_id;
+	const char *arch, *accel;
+	const char *clock;	/* "real" or "instructions" (plan.h) */
+	uint64_t seed;		/* of the ABBA order */
+	const char *plan;	/* the kregress.plan= argument */
+	double alpha;		/* overall */
+	unsigned int max_per_side;	/* boots per side at most */
+};
+
+/* Inserts a 'running' run row; *run_id gets its id. */
+int db_run_start(struct db *db, const struct db_run_design *d,
+		 long long *run_id);
 
 /* Ends a run: status is runner_end_str() of how it ended. */
 int db_run_finish(struct db *db, long long run_id, const char *status,

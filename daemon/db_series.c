@@ -320,7 +320,8 @@ int db_series_get(struct db *db, long long id, json_t **out)
 		  "WHERE series_id = ?1 GROUP BY side, status "
 		  "ORDER BY side, status" },
 		{ "runs",
-		  "SELECT r.id, r.arch, r.accel, r.seed, r.status, r.rounds, "
+		  "SELECT r.id, r.arch, r.accel, r.clock, r.seed, r.status, "
+		  "r.rounds, "
 		  "r.started_at, r.finished_at, "
 		  "(SELECT count(*) FROM boot WHERE run_id = r.id AND "
 		  " side = 'base' AND status = 'ok') AS base_ok, "

@@ -39,6 +39,11 @@ const char *plan_swap_str(enum plan_swap swap)
 	return "?";
 }
 
+const char *plan_clock_str(enum plan_clock clock)
+{
+	return clock == PLAN_CLOCK_INSTRUCTIONS ? "instructions" : "real";
+}
+
 __attribute__((format(printf, 4, 5)))
 static int fail(char *err, size_t errsz, int line, const char *fmt, ...)
 {
@@ -197,6 +202,16 @@ static int parse_line(struct parse_state *st, char *line, int ln,
 		    !st->timeout_s)
 			return fail(err, errsz, ln,
 				    "timeout: expected 1..86400 seconds");
+		return 0;
+	}
+	if (!strcmp(w[0], "clock")) {
+		if (n == 2 && !strcmp(w[1], "real"))
+			st->plan->clock = PLAN_CLOCK_REAL;
+		else if (n == 2 && !strcmp(w[1], "instructions"))
+			st->plan->clock = PLAN_CLOCK_INSTRUCTIONS;
+		else
+			return fail(err, errsz, ln, "clock: expected real or "
+				    "instructions");
 		return 0;
 	}
 	if (!strcmp(w[0], "machine")) {

@@ -11,6 +11,9 @@
  *					  the runs that follow it
  *	timeout 300			seconds per run; applies to the
  *					  runs that follow (default 300)
+ *	clock instructions		| real (default): how an emulated
+ *					  (TCG) guest keeps time; read by
+ *					  the runner, not by the guest
  *	run thp-fault --size-mb 100 --iterations 10
  *
  * Words are separated by blanks; there is no quoting (no argument needs
@@ -41,6 +44,19 @@ enum plan_thp {
 	PLAN_THP_NEVER,
 };
 
+/*
+ * Real time is what a user feels.  Instruction time (QEMU's -icount
+ * shift=0,sleep=off: one nanosecond per guest instruction) makes an
+ * emulated guest's clock a deterministic function of the instructions it
+ * executed: per-boot noise falls from percents to hundredths of a
+ * percent, and it sees algorithmic cost (a page cleared twice, 512 PMD
+ * moves instead of one PUD move), not caches or memory.  Only TCG has it.
+ */
+enum plan_clock {
+	PLAN_CLOCK_REAL,
+	PLAN_CLOCK_INSTRUCTIONS,
+};
+
 enum plan_swap {
 	PLAN_SWAP_NONE,
 	PLAN_SWAP_ZRAM,
@@ -59,6 +75,7 @@ struct plan_run {
 struct plan {
 	unsigned memory_mib;		/* "machine"; 0 = the runner's */
 	unsigned vcpus;			/* "machine"; 0 = the runner's */
+	enum plan_clock clock;		/* "clock"; real when absent */
 	enum plan_swap swap;
 	unsigned swap_mb;		/* size of the zram disk or file */
 	char swap_path[PLAN_PATH_MAX + 1];	/* PLAN_SWAP_FILE only */
@@ -68,6 +85,8 @@ struct plan {
 
 const char *plan_thp_str(enum plan_thp thp);
 const char *plan_swap_str(enum plan_swap swap);
+/* "real" or "instructions", as in the plan. */
+const char *plan_clock_str(enum plan_clock clock);
 
 /*
  * Parses len bytes of plan text into *plan (which the caller provides;

@@ -382,6 +382,7 @@ static int boot_once(struct run *r, int hi, const struct slot *sl,
 	bs.memory_mib = s->memory_mib;
 	bs.vcpus = s->vcpus;
 	bs.timeout_s = s->timeout_s;
+	bs.icount = s->icount;
 	bs.console_log = log.buf;
 	strbuf_addf(&end, "KREGRESS 1 %s END ", nonce);
 	bs.end_marker = end.buf;

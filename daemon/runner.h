@@ -73,6 +73,7 @@ struct runner_spec {
 	enum vm_arch arch;
 	int accel;		/* enum vm_accel, or -1 for any */
 	unsigned int memory_mib, vcpus, timeout_s;
+	int icount;		/* instruction time (vm.h); TCG hosts only */
 	uint64_t seed;		/* of the ABBA order; record it */
 	size_t pairs_per_round;	/* 0 = 2, one ABBA block */
 	size_t max_per_side;	/* budget; 0 = 10 */

@@ -182,6 +182,7 @@ static enum pipeline_result run_arch(struct pipeline_ctx *ctx,
 	struct hosts_probe_kit kit;
 	struct runner_spec spec;
 	struct runner_report rep;
+	struct db_run_design design;
 	struct run_state st;
 	struct plan_file pf = { NULL, NULL, STRBUF_INIT };
 	struct strbuf dir = STRBUF_INIT;
@@ -227,8 +228,17 @@ static enum pipeline_result run_arch(struct pipeline_ctx *ctx,
 	if (plan_load(cfg, arch, set.accel, &pf, &out->reason) ||
 	    kernels_fit_plan(&im, &pf, name, out))
 		goto out;
+	if (pf.plan->clock == PLAN_CLOCK_INSTRUCTIONS &&
+	    set.accel != VM_ACCEL_TCG) {
+		strbuf_addf(&out->reason, "%s: the plan %s asks for "
+			    "instruction time, which only emulated (tcg) hosts "
+			    "have; the %s plan needs \"clock real\"", name,
+			    pf.path, vm_accel_str(set.accel));
+		goto out;
+	}
 	spec.memory_mib = pf.plan->memory_mib;
 	spec.vcpus = pf.plan->vcpus;
+	spec.icount = pf.plan->clock == PLAN_CLOCK_INSTRUCTIONS;
 	if (getrandom(&seed, sizeof(seed), 0) != (ssize_t)sizeof(seed)) {
 		strbuf_addstr(&out->reason, "getrandom failed");
 		r = PIPELINE_RETRY;
@@ -241,10 +251,15 @@ static enum pipeline_result run_arch(struct pipeline_ctx *ctx,
 	st.hosts = &set;
 	spec.max_per_side = cfg->stats.max_boots_per_side > 0 ?
 			    (size_t)cfg->stats.max_boots_per_side : 10;
-	if (db_run_start(ctx->db, job->series_id, name,
-			 vm_accel_str(set.accel), seed, pf.cmdline.buf,
-			 cfg->stats.alpha, (unsigned int)spec.max_per_side,
-			 &st.run_id)) {
+	design.series_id = job->series_id;
+	design.arch = name;
+	design.accel = vm_accel_str(set.accel);
+	design.clock = plan_clock_str(pf.plan->clock);
+	design.seed = seed;
+	design.plan = pf.cmdline.buf;
+	design.alpha = cfg->stats.alpha;
+	design.max_per_side = (unsigned int)spec.max_per_side;
+	if (db_run_start(ctx->db, &design, &st.run_id)) {
 		r = PIPELINE_RETRY;
 		strbuf_addstr(&out->reason, "storing the run failed");
 		goto out;

@@ -89,6 +89,9 @@ struct vm_boot_spec {
 	unsigned int memory_mib;	/* 0 = 256 */
 	unsigned int vcpus;		/* 0 = 1 */
 	unsigned int timeout_s;		/* hard limit, 0 = 120 */
+	/* TCG only: the guest's clock counts instructions, one ns each
+	 * (QEMU -icount shift=0,sleep=off; plan.h, "clock"). */
+	int icount;
 	const char *console_log;	/* file the console goes to; required */
 	size_t console_cap;		/* bytes kept, 0 = 4 MiB */
 	/*

@@ -205,9 +205,9 @@ ok $? "a malformed cursor: 400"
 # --- kregress results --------------------------------------------------------
 kr results 1
 ok $? "kregress results 1"
-grep -q '^x86_64 tcg: run 2 decided after 2 rounds (seed 7); boots: base 8 ok, 0 failed; patched 8 ok, 1 failed$' "$T/out"
+grep -q '^x86_64 tcg, real time: run 2 decided after 2 rounds (seed 7); boots: base 8 ok, 0 failed; patched 8 ok, 1 failed$' "$T/out"
 ok $? "results: the analysed run with its boots"
-grep -q '^x86_64 tcg: run 1 interrupted .*(not analyzed)$' "$T/out"
+grep -q '^x86_64 tcg, real time: run 1 interrupted .*(not analyzed)$' "$T/out"
 ok $? "results: the interrupted run, not analysed"
 grep -Eq '^  thp-fault/pass +8/8 +99[0-9.]+ +119[0-9.]+ +\+20\.0% +\[\+19\.[0-9]%, \+20\.[0-9]%\] +0\.000155 +0\.000466 +0\.000466 +regression us$' "$T/out"
 ok $? "results: pass 8/8, medians, +20.0%, CI, p, adjusted p, Holm p, regression"
@@ -218,7 +218,7 @@ ok $? "results: the verdict counts"
 [ "$failed" = 0 ] || sed 's/^/# /' "$T/out"
 
 kr status 1
-grep -q '^  run:         x86_64 tcg: run 2 decided after 2 rounds (seed 7); boots: base 8 ok, 0 failed; patched 8 ok, 1 failed$' "$T/out" &&
+grep -q '^  run:         x86_64 tcg, real time: run 2 decided after 2 rounds (seed 7); boots: base 8 ok, 0 failed; patched 8 ok, 1 failed$' "$T/out" &&
 	grep -q '^  comparisons: 3 (kregress results 1)$' "$T/out"
 ok $? "status ID lists the runs and counts the comparisons"
 

@@ -118,6 +118,11 @@ static struct sample mk(const char *metric, long long it, double v)
 static void test_runs(struct db *db)
 {
 	long long sid = series_with_builds(db, 1), run, bid;
+	struct db_run_design design = {
+		.arch = "x86_64", .accel = "tcg", .clock = "instructions",
+		.seed = UINT64_MAX - 1, .plan = "kregress.plan=\"x\"",
+		.alpha = 0.05, .max_per_side = 8,
+	};
 	struct db_run_boot b = { 0 };
 	struct sample s[3] = { mk("pass", 0, 10), mk("pass", 1, 11),
 			       mk("fault", 0, 2.5) };
@@ -125,13 +130,14 @@ static void test_runs(struct db *db)
 
 	bid = atoll(q_str(db, "SELECT build_id FROM series_build WHERE "
 			  "series_id = %lld AND side = 'base'", sid));
-	ok(db_run_start(db, sid, "x86_64", "tcg", UINT64_MAX - 1,
-			"kregress.plan=\"x\"", 0.05, 8, &run) == 0,
-	   "a run starts");
-	is_str(q_str(db, "SELECT status || ':' || accel || ':' || seed || ':' "
-		     "|| alpha || ':' || max_per_side FROM run WHERE id = "
-		     "%lld", run), "running:tcg:-2:0.05:8",
-	       "running, with its accel, seed (64 bits kept) and design");
+	design.series_id = sid;
+	ok(db_run_start(db, &design, &run) == 0, "a run starts");
+	is_str(q_str(db, "SELECT status || ':' || accel || ':' || clock || ':' "
+		     "|| seed || ':' || alpha || ':' || max_per_side FROM run "
+		     "WHERE id = %lld", run),
+	       "running:tcg:instructions:-2:0.05:8",
+	       "running, with its accel, clock, seed (64 bits kept) and "
+	       "design");
 	b.run_id = run;
 	b.series_id = sid;
 	b.build_id = bid;

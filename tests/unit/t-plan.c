@@ -63,6 +63,7 @@ int main(void)
 		 "timeout 7\n"
 		 "swap file /swapfile 128\n"
 		 "machine 1024 2\n"
+		 "clock instructions\n"
 		 "run\tmremap --pud-mb 8  --iterations 2\n"
 		 "thp keep\n"
 		 "run page-zero-check\n") == 0, "valid plan: %s", err);
@@ -82,6 +83,9 @@ int main(void)
 	is_str(plan.swap_path, "/swapfile", "swap path");
 	is_int(plan.swap_mb, 128, "swap size");
 	ok(plan.memory_mib == 1024 && plan.vcpus == 2, "machine: memory, vCPUs");
+	is_str(plan_clock_str(plan.clock), "instructions", "clock");
+	ok(parse("kregress-plan 1\nrun x\n") == 0 &&
+	   plan.clock == PLAN_CLOCK_REAL, "real time unless the plan says");
 	is_str(plan_thp_str(PLAN_THP_MADVISE), "madvise", "thp names");
 	is_str(plan_swap_str(PLAN_SWAP_ZRAM), "zram", "swap names");
 
@@ -96,6 +100,8 @@ int main(void)
 	bad("kregress-plan 1\nrun\n", "name missing", "run without name");
 	bad("kregress-plan 1\nrun x \x01\n", "not printable", "control byte");
 	bad("kregress-plan 1\nthp sometimes\nrun x\n", "thp:", "bad thp");
+	bad("kregress-plan 1\nclock cycles\nrun x\n", "clock: expected real "
+	    "or instructions", "bad clock");
 	bad("kregress-plan 1\nmachine 32 1\nrun x\n", "machine:",
 	    "a guest too small");
 	bad("kregress-plan 1\nmachine 512 0\nrun x\n", "machine:",
