@@ -17,6 +17,7 @@
 #include "cli_client.h"
 #include "cli_compare.h"
 #include "cli_initramfs.h"
+#include "cli_plan.h"
 #include "cli_series.h"
 #include "cli_watch.h"
 
@@ -56,6 +57,7 @@ const struct cli_command cli_commands[] = {
 	{ "host reap", cli_host_reap, "host reap [URI]" },
 	{ "build", cli_build, CLI_BUILD_USAGE },
 	{ "initramfs", cli_initramfs, CLI_INITRAMFS_USAGE },
+	{ "plan check", cli_plan_check, CLI_PLAN_CHECK_USAGE },
 	{ NULL, NULL, NULL },
 };
 

@@ -79,6 +79,11 @@ static const char *madvise_arg(const struct plan_run *r)
 static void run_needs(const struct plan_run *r,
 		      struct plan_kconfig_need *needs, size_t *n)
 {
+	static const char *const thp_line[] = {
+		[PLAN_THP_ALWAYS] = "thp always",
+		[PLAN_THP_MADVISE] = "thp madvise",
+		[PLAN_THP_NEVER] = "thp never",
+	};
 	const char *madv = madvise_arg(r);
 	size_t i;
 
@@ -91,7 +96,7 @@ static void run_needs(const struct plan_run *r,
 		add(needs, n, "TRANSPARENT_HUGEPAGE", r->name);
 	}
 	if (r->thp != PLAN_THP_KEEP)
-		add_all(needs, n, thp_needs, plan_thp_str(r->thp));
+		add_all(needs, n, thp_needs, thp_line[r->thp]);
 }
 
 size_t plan_kconfig_needs(const struct plan *plan,

@@ -182,10 +182,15 @@ static int commit_all(const char *dir, const char *name, long long when)
 				       dir, NULL };
 		const char *add[] = { "git", "-C", dir, "add", "-f", "-A",
 				      NULL };
-		const char *commit[] = { "env", date.buf, adate.buf, "git",
-					 "-C", dir,
-					 "-c", "user.name=kregress import",
-					 "-c", "user.email=kregress@invalid",
+		/* The identity goes in the environment, which wins over a
+		 * caller's GIT_AUTHOR_* (and config): the same tarball gives
+		 * the same commit on every machine. */
+		const char *commit[] = { "env", date.buf, adate.buf,
+					 "GIT_AUTHOR_NAME=kregress import",
+					 "GIT_AUTHOR_EMAIL=kregress@invalid",
+					 "GIT_COMMITTER_NAME=kregress import",
+					 "GIT_COMMITTER_EMAIL=kregress@invalid",
+					 "git", "-C", dir,
 					 "-c", "commit.gpgsign=false",
 					 "-c", "core.hooksPath=/dev/null",
 					 "commit", "-q", "--no-verify",

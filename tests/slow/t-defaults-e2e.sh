@@ -1,0 +1,306 @@
+#!/bin/bash
+# t-defaults-e2e.sh - the product on its shipped defaults, end to end.
+#
+# kregressd runs on config.example.json with only paths, ports, the token
+# and a smaller boot budget changed: the shipped plans, the shipped
+# builder fragments, two hosts on the local libvirt (x86_64 auto, arm64
+# tcg), two workers, the linux-mm list watched.  A lore-like server on
+# loopback (tests/fixtures/fake-lore.py --threads) serves threads made
+# with git format-patch from the tree `kregress tree import` made of
+# Debian's linux-source, as `make run` does.  Five series:
+#
+#   the bundled example (tests/fixtures/examples), dropping `select
+#     HAVE_MOVE_PUD` on x86 and on arm64, submitted by URL
+#                               -> regression on mremap's 1 GiB move, both
+#                                  arches, with its change and interval
+#   a comment-only change under mm/, found by the list watcher in the
+#     list's Atom feed          -> no regression, improvement or likely-*
+#                                  on any metric, runs decided early
+#   the arm64 patch of seed 000 -> does-not-apply, naming file and hunk
+#   a patch that panics at boot -> boot-failed with the panic line
+#   a patch that breaks the build -> build-failed with the first error
+#
+# All share one base build per arch.  The test also checks that the built
+# kernels have every option the shipped plans need, and that no two boots
+# ever shared a host beyond its capacity of one.
+. "$KREGRESS_SRC/tests/lib/build-lib.sh"
+. "$KREGRESS_SRC/tests/lib/linux-tree.sh"
+set -u
+: "${KREGRESS_BUILD:?}"
+PY=/usr/bin/python3
+KD=$KREGRESS_BUILD/kregressd
+KR=$KREGRESS_BUILD/kregress
+tmp=$(mktemp -d /tmp/t-defaults-e2e.XXXXXX)
+pid= lore=
+export KREGRESS_VM_PREFIX=kregress-e2e$$-
+export KREGRESS_CACHE=${KREGRESS_CACHE:-/var/cache/kregress}
+export KREGRESS_CONFIG_DIR=$KREGRESS_SRC/builders/configs
+export KREGRESS_TOKEN=e2e-token-0123456789abcdef
+cleanup() {
+	[ -n "$pid" ] && { kill -9 "$pid"; wait "$pid"; } 2>/dev/null
+	[ -n "$lore" ] && { kill "$lore"; wait "$lore"; } 2>/dev/null
+	"$KR" host reap >/dev/null 2>&1
+	[ -n "${KEEP_TMP:-}" ] || rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+[ "$(id -u)" = 0 ] || skip_all "needs root for qemu:///system"
+timeout 20 virsh -c qemu:///system version >/dev/null 2>&1 ||
+	skip_all "libvirtd is not running (make check starts it)"
+command -v aarch64-linux-gnu-gcc >/dev/null ||
+	skip_all "gcc-aarch64-linux-gnu is not installed"
+build_user_setup
+tree=$(linux_tree) || skip_all "no linux-source-6.1 tarball to import"
+base=$(git -C "$tree" rev-parse HEAD)
+
+plan 31
+
+sql() {
+	sqlite3 -cmd ".timeout 10000" "$tmp/state/kregress.db" "$1"
+}
+# series_of MSGID: the id of the series of the thread with that Message-ID
+series_of() {
+	sql "SELECT id FROM series WHERE msgid = '$1' ORDER BY id DESC LIMIT 1"
+}
+final() {	# final ID: its status once final, else empty
+	case $(sql "SELECT status FROM series WHERE id = ${1:-0}") in
+	done | *failed | does-not-apply | incomplete) return 0 ;;
+	esac
+	return 1
+}
+# mbox MSGID SUBJECT PATH < CONTENT: git format-patch of a commit on the
+# base that replaces PATH.
+mbox() {
+	local c
+	c=$(GIT_AUTHOR_DATE=2026-11-01T00:00:00Z \
+	    GIT_COMMITTER_DATE=2026-11-01T00:00:00Z \
+	    tree_commit "$tree" "$base" "$2" "$3") || return 1
+	git -C "$tree" format-patch -1 --stdout --base="$base" "$c" |
+		sed "s/^Subject: .*/&\nMessage-ID: <$1@example.org>/"
+}
+
+# The threads the lore-like server serves.
+mkdir -p "$tmp/threads"
+ex=$KREGRESS_SRC/tests/fixtures/examples/move-pud-revert.mbox
+cp "$ex" "$tmp/threads/"
+pud_msgid=$(sed -n 's/^Message-I[dD]: <\(cover\.[^>]*\)>$/\1/p' "$ex")
+(git -C "$tree" show "$base:mm/mremap.c" |
+	sed '0,/^#include/s//\/* mremap(2): move, grow or shrink a mapping. *\/\n&/') |
+	mbox e2e-comment "mm/mremap: say what the file is for" mm/mremap.c \
+	>"$tmp/threads/e2e-comment.mbox"
+git -C "$tree" show "$base:init/main.c" |
+	sed '/^static int __ref kernel_init(void \*unused)$/,/^\tint ret;$/ s/^\tint ret;$/&\n\n\tpanic("kregress test: this patch panics at boot");/' |
+	mbox e2e-panic "init: panic at boot" init/main.c \
+	>"$tmp/threads/e2e-panic.mbox"
+(git -C "$tree" show "$base:mm/memory.c"
+ echo "int kregress_broken(void) { return 0 }") |
+	mbox e2e-broken "mm: a patch that does not build" mm/memory.c \
+	>"$tmp/broken.mbox"
+test -n "$pud_msgid" && grep -q '^+/\* mremap(2)' "$tmp/threads/e2e-comment.mbox" &&
+	grep -q 'this patch panics' "$tmp/threads/e2e-panic.mbox"
+ok $? "series made with git format-patch on the imported 6.1 tree"
+
+$PY "$KREGRESS_SRC/tests/fixtures/fake-lore.py" --root "$tmp" \
+	--threads "$tmp/threads" --list linux-mm \
+	--port-file "$tmp/lore.port" --log "$tmp/lore.log" &
+lore=$!
+for _ in $(seq 100); do [ -s "$tmp/lore.port" ] && break; sleep 0.1; done
+LORE=http://127.0.0.1:$(cat "$tmp/lore.port")
+port=$($PY -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+SRV=http://127.0.0.1:$port
+
+# config.example.json with paths, ports, the token and the boot budget
+# changed; nothing else.
+$PY - "$KREGRESS_SRC/config.example.json" "$tmp/config.json" <<PYCFG
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["state_dir"] = "$tmp/state"
+c["database"] = "$tmp/state/kregress.db"
+c["api"]["listen"] = "127.0.0.1:$port"
+c["api"]["tokens"][0]["value"] = "$KREGRESS_TOKEN"
+c["trees"][0]["path"] = "$tree"
+c["lists"][0]["feed_url"] = "$LORE/linux-mm/new.atom"
+c["url_allowlist"] = ["$LORE/"]
+c["mail"]["outbox_dir"] = "$tmp/state/outbox"
+c["stats"]["max_boots_per_side"] = 8
+json.dump(c, open(sys.argv[2], "w"), indent=1)
+PYCFG
+(cd "$KREGRESS_SRC" && "$KD" -n -c "$tmp/config.json") >"$tmp/out" 2>&1
+ok $? "the configuration passes kregressd -n ($(cat "$tmp/out"))"
+changed=$($PY - "$KREGRESS_SRC/config.example.json" "$tmp/config.json" <<'PYDIFF'
+import json, sys
+def walk(a, b, path):
+    if isinstance(a, dict) and isinstance(b, dict):
+        for k in sorted(set(a) | set(b)):
+            yield from walk(a.get(k), b.get(k), path + "." + k)
+    elif isinstance(a, list) and isinstance(b, list) and len(a) == len(b) \
+            and all(isinstance(x, (dict, list)) for x in a):
+        for i, (x, y) in enumerate(zip(a, b)):
+            yield from walk(x, y, "%s[%d]" % (path, i))
+    elif a != b:
+        yield path[1:]
+print(" ".join(walk(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), "")))
+PYDIFF
+)
+is "$changed" "api.listen api.tokens[0].value database lists[0].feed_url mail.outbox_dir state_dir stats.max_boots_per_side trees[0].path url_allowlist" \
+	"only paths, ports, the token and the boot budget differ from the shipped configuration"
+
+# The daemon runs where `make run` runs it: in the source tree, so the
+# configuration's relative plan paths are the shipped plans.
+(cd "$KREGRESS_SRC" && exec "$KD" -c "$tmp/config.json") \
+	2>>"$tmp/daemon.log" &
+pid=$!
+for _ in $(seq 100); do
+	grep -q "ready: pid" "$tmp/daemon.log" && break
+	sleep 0.1
+done
+grep -q "ready: pid" "$tmp/daemon.log"
+ok $? "kregressd started on the shipped defaults"
+
+"$KR" submit --server "$SRV" "$LORE/linux-mm/$pud_msgid/" >"$tmp/out" 2>&1
+pud=$(sed -n 's/^submitted series \([0-9]*\).*/\1/p' "$tmp/out")
+"$KR" submit --server "$SRV" "$KREGRESS_SRC"/tests/fixtures/mail/seeds/000_*.txt \
+	>"$tmp/out" 2>&1
+seed=$(sed -n 's/^submitted series \([0-9]*\).*/\1/p' "$tmp/out")
+"$KR" submit --server "$SRV" "$LORE/linux-mm/e2e-panic@example.org/" \
+	>"$tmp/out" 2>&1
+panic=$(sed -n 's/^submitted series \([0-9]*\).*/\1/p' "$tmp/out")
+"$KR" submit --server "$SRV" - <"$tmp/broken.mbox" >"$tmp/out" 2>&1
+broken=$(sed -n 's/^submitted series \([0-9]*\).*/\1/p' "$tmp/out")
+test -n "$pud" && test -n "$seed" && test -n "$panic" && test -n "$broken"
+ok $? "four series submitted: by URL, by file and on stdin"
+
+# The comment-only series comes in through the list watcher.
+for ((i = 0; i < 600; i++)); do
+	comment=$(series_of e2e-comment@example.org)
+	[ -n "$comment" ] && break
+	sleep 0.2
+done
+test -n "$comment"
+ok $? "the list watcher found the comment-only series in the feed"
+
+for ((i = 0; i < 3600 * 5; i++)); do
+	final "$pud" && final "$seed" && final "$panic" && final "$broken" &&
+		final "$comment" && break
+	sleep 0.2
+done
+for s in "$pud" "$seed" "$panic" "$broken" "$comment"; do
+	echo "# series $s: $(sql "SELECT status || ': ' || ifnull(status_reason, '')
+		FROM series WHERE id = ${s:-0}")"
+done
+
+# 1. The bundled example: a regression of the 1 GiB move on both arches.
+is "$(sql "SELECT status || '|' || status_reason FROM series WHERE id = $pud")" \
+	"failed|report: not implemented yet" \
+	"the HAVE_MOVE_PUD revert went through run and analyze"
+for arch in x86_64 arm64; do
+	is "$(sql "SELECT verdict || ' ' || is_primary FROM comparison
+		WHERE series_id = $pud AND arch = '$arch' AND
+		workload = 'mremap' AND metric = 'move_pud'")" "regression 1" \
+		"$arch: mremap/move_pud is a regression (a primary metric)"
+	r=$(sql "SELECT change_pct > 100 AND ci_low_pct > 3 FROM comparison
+		WHERE series_id = $pud AND arch = '$arch' AND
+		metric = 'move_pud'")
+	is "$r" 1 "$arch: more than doubled, the whole interval above +3% ($(sql "SELECT printf('%+.0f%% [%+.0f%%, %+.0f%%]', change_pct, ci_low_pct, ci_high_pct) FROM comparison WHERE series_id = $pud AND arch = '$arch' AND metric = 'move_pud'"))"
+	is "$(sql "SELECT accel || ' ' || clock FROM run WHERE series_id = $pud
+		AND arch = '$arch' ORDER BY id DESC LIMIT 1")" \
+		"tcg instructions" \
+		"$arch: booted under TCG with the shipped plan's instruction time"
+done
+"$KR" results --server "$SRV" "$pud" >"$tmp/results" 2>&1
+grep -q "mremap/move_pud .* regression" "$tmp/results"
+ok $? "kregress results shows the regression"
+sed 's/^/#   /' "$tmp/results" | grep -e 'run ' -e move_pud
+"$KR" status --json --server "$SRV" "$pud" >"$tmp/status.json" 2>&1
+$PY -c 'import json, sys
+s = json.load(open(sys.argv[1]))
+c = [c for c in s["comparisons"] if c["metric"] == "move_pud"]
+assert len(c) == 2 and all(x["is_primary"] == 1 for x in c)
+assert {r["clock"] for r in s["runs"]} == {"instructions"}
+assert sorted(j["arch"] for j in s["jobs"] if j["kind"] == "run") == ["arm64", "x86_64"]' \
+	"$tmp/status.json"
+ok $? "the API gives the comparisons, the runs' clock and a run job per arch"
+
+# 2. A comment-only change: no false alarm, decided before the budget.
+is "$(sql "SELECT list FROM series WHERE id = $comment")" linux-mm \
+	"the comment-only series is filed under its list"
+is "$(sql "SELECT status_reason FROM series WHERE id = $comment")" \
+	"report: not implemented yet" "it went through run and analyze"
+is "$(sql "SELECT count(*) FROM comparison WHERE series_id = $comment AND
+	(verdict IN ('regression', 'improvement') OR verdict LIKE 'likely-%')")" \
+	0 "no regression, improvement or likely-* on any metric"
+is "$(sql "SELECT count(*) FROM comparison WHERE series_id = $comment AND
+	is_primary")" "$(sql "SELECT count(*) FROM comparison WHERE
+	series_id = $comment AND is_primary AND verdict IN ('no-change',
+	'minor')")" "every primary metric decided: no-change or minor"
+is "$(sql "SELECT group_concat(arch || ':' || status, ' ') FROM (SELECT arch,
+	status FROM run WHERE series_id = $comment ORDER BY arch)")" \
+	"arm64:decided x86_64:decided" \
+	"both runs stopped as decided, before the budget of 8 boots a side"
+echo "# boots per side: $(sql "SELECT group_concat(arch || ' ' || side || ' ' || n, ', ')
+	FROM (SELECT r.arch, b.side, count(*) n FROM boot b JOIN run r ON
+	r.id = b.run_id WHERE r.series_id IN ($comment, $pud) AND
+	b.status = 'ok' GROUP BY r.series_id, r.arch, b.side)")"
+
+# 3. Seed 000's arm64 patch does not apply to 6.1.
+st=$(sql "SELECT status || '|' || status_reason FROM series WHERE id = $seed")
+case $st in
+"does-not-apply|"*arch/arm64/include/asm/page.h*"@@ -35,6 +35,9 @@"*) r=0 ;;
+*) r=1 ;;
+esac
+ok $r "seed 000: does-not-apply, naming the file and hunk ($st)"
+
+# 4. A patch that panics at boot.
+st=$(sql "SELECT status || '|' || status_reason FROM series WHERE id = $panic")
+case $st in
+"boot-failed|run: "*"the patched kernel did not boot"*"Kernel panic - not syncing: kregress test: this patch panics at boot"*) r=0 ;;
+*) r=1 ;;
+esac
+ok $r "a patch that panics: boot-failed with the panic line"
+is "$(sql "SELECT count(*) FROM comparison WHERE series_id = $panic")" 0 \
+	"and no performance verdict"
+
+# 5. A patch that breaks the build.
+st=$(sql "SELECT status || '|' || status_reason FROM series WHERE id = $broken")
+case $st in
+"build-failed|build: "*": mm/memory.c:"*"error: expected "*) r=0 ;;
+*) r=1 ;;
+esac
+ok $r "a patch that does not build: build-failed with the first error ($st)"
+
+# The product's own pieces, as built.
+is "$(sql "SELECT count(DISTINCT b.id) FROM build b JOIN series_build sb ON
+	sb.build_id = b.id WHERE sb.side = 'base' AND b.commit_id = '$base'")" 2 \
+	"one base build per arch, shared by every series"
+for arch in x86_64 arm64; do
+	img=$(sql "SELECT b.image_path FROM build b JOIN series_build sb ON
+		sb.build_id = b.id WHERE sb.series_id = $pud AND sb.side = 'base'
+		AND b.arch = '$arch'")
+	"$KR" plan check --config "$(dirname "$img")/config" \
+		"$KREGRESS_SRC"/workloads/plans/*.plan >"$tmp/out" 2>&1
+	ok $? "$arch: the built .config has every option the shipped plans need"
+	sed 's/^/#   /' "$tmp/out"
+done
+# Capacity 1 per host: a host's boots never overlap (started_at is in
+# seconds, so allow one second).
+overlaps=$(sql "SELECT count(*) FROM boot a JOIN boot b ON a.host_id =
+	b.host_id AND a.id < b.id AND a.started_at IS NOT NULL AND
+	b.started_at IS NOT NULL AND b.started_at * 1000 + 1000 <
+	a.started_at * 1000 + a.duration_ms AND a.started_at * 1000 + 1000 <
+	b.started_at * 1000 + b.duration_ms")
+is "$overlaps" 0 "no two boots shared a host of capacity 1 ($(sql "SELECT count(*) FROM boot") boots)"
+is "$(sql "SELECT count(*) FROM series WHERE msgid = 'e2e-comment@example.org'")" 1 \
+	"the watcher queued the series once"
+is "$(sql "SELECT count(*) FROM boot WHERE console_path IS NOT NULL AND
+	console_path LIKE '$tmp/state/runs/%'")" "$(sql "SELECT count(*) FROM boot")" \
+	"every boot's console log is kept under STATE_DIR/runs/"
+
+kill -TERM "$pid"
+wait "$pid"
+is $? 0 "SIGTERM: the daemon exits cleanly"
+pid=
+if [ "$failed" -gt 0 ]; then
+	echo "# daemon log (tail):"
+	tail -60 "$tmp/daemon.log" | sed 's/^/#   /'
+fi
+exit $((failed > 0))
