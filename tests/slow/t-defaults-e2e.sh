@@ -122,6 +122,11 @@ c["trees"][0]["path"] = "$tree"
 c["lists"][0]["feed_url"] = "$LORE/linux-mm/new.atom"
 c["url_allowlist"] = ["$LORE/"]
 c["mail"]["outbox_dir"] = "$tmp/state/outbox"
+# relative paths are the configuration file's directory's: the shipped
+# plans, wherever the copy of the file is
+for arch in c["plans"].values():
+    for accel in arch:
+        arch[accel] = "$KREGRESS_SRC/" + arch[accel]
 c["stats"]["max_boots_per_side"] = 8
 json.dump(c, open(sys.argv[2], "w"), indent=1)
 PYCFG
@@ -142,11 +147,10 @@ def walk(a, b, path):
 print(" ".join(walk(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), "")))
 PYDIFF
 )
-is "$changed" "api.listen api.tokens[0].value database lists[0].feed_url mail.outbox_dir state_dir stats.max_boots_per_side trees[0].path url_allowlist" \
+is "$changed" "api.listen api.tokens[0].value database lists[0].feed_url mail.outbox_dir plans.arm64.kvm plans.arm64.tcg plans.x86_64.kvm plans.x86_64.tcg state_dir stats.max_boots_per_side trees[0].path url_allowlist" \
 	"only paths, ports, the token and the boot budget differ from the shipped configuration"
 
-# The daemon runs where `make run` runs it: in the source tree, so the
-# configuration's relative plan paths are the shipped plans.
+# The daemon runs where `make run` runs it: in the source tree.
 (cd "$KREGRESS_SRC" && exec "$KD" -c "$tmp/config.json") \
 	2>>"$tmp/daemon.log" &
 pid=$!
