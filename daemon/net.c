@@ -499,6 +499,8 @@ int net_perform(const struct net_request *req, struct net_response *r,
 		curl_easy_setopt(curl, CURLOPT_HTTPHEADER, hdrs);
 	}
 	if (req->username) {
+		/* SMTP AUTH with its initial response: one round trip */
+		curl_easy_setopt(curl, CURLOPT_SASL_IR, 1L);
 		curl_easy_setopt(curl, CURLOPT_USERNAME, req->username);
 		curl_easy_setopt(curl, CURLOPT_PASSWORD,
 				 req->password ? req->password : "");
