@@ -465,6 +465,11 @@ int net_perform(const struct net_request *req, struct net_response *r,
 	curl_easy_setopt(curl, CURLOPT_TIMEOUT,
 			 (long)(req->timeout_s > 0 ? req->timeout_s : 60));
 	curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, errbuf);
+	/* never libcurl's default of writing to stdout, SMTP included */
+	curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, body_cb);
+	curl_easy_setopt(curl, CURLOPT_WRITEDATA, &body);
+	curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, header_cb);
+	curl_easy_setopt(curl, CURLOPT_HEADERDATA, &head);
 	if (smtp) {
 		for (h = req->mail_rcpt; h && *h; h++)
 			rcpt = slist_add(rcpt, *h);
@@ -481,10 +486,6 @@ int net_perform(const struct net_request *req, struct net_response *r,
 		curl_easy_setopt(curl, CURLOPT_ACCEPT_ENCODING, "");
 		curl_easy_setopt(curl, CURLOPT_MAXFILESIZE_LARGE,
 				 (curl_off_t)max);
-		curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, body_cb);
-		curl_easy_setopt(curl, CURLOPT_WRITEDATA, &body);
-		curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, header_cb);
-		curl_easy_setopt(curl, CURLOPT_HEADERDATA, &head);
 		if (req->body) {
 			curl_easy_setopt(curl, CURLOPT_POSTFIELDS, req->body);
 			curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE,
