@@ -28,7 +28,7 @@ PKGS      := sqlite3 jansson libmicrohttpd libcurl gsl libgit2 gmime-3.0 \
 CFLAGS    ?= -O2 -g
 WARNINGS  := -Wall -Wextra -Wshadow -Wformat=2 -Wno-unused-parameter \
 	     -Wmissing-prototypes -Wstrict-prototypes
-KR_CFLAGS := -std=gnu11 -D_GNU_SOURCE -Idaemon $(WARNINGS) \
+KR_CFLAGS := -std=gnu11 -D_GNU_SOURCE -Idaemon -Iproto $(WARNINGS) \
 	     $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null) \
 	     -DKREGRESS_DATADIR='"$(DATADIR)"'
 KR_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -lm -lpthread
@@ -58,11 +58,14 @@ DEBIAN_PACKAGES := build-essential pkg-config git ca-certificates \
 	libvirt-dev zlib1g-dev \
 	wrk python3 python3-scipy python3-numpy
 
+# libkregress: daemon/ but for the two main()s, and proto/, the code that
+# is also compiled into the static guest programs (workloads/workloads.mk).
 LIB_SRC   := $(filter-out daemon/kregressd.c daemon/kregress.c, \
-	       $(wildcard daemon/*.c))
+	       $(wildcard daemon/*.c)) $(wildcard proto/*.c)
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o)
 LIB       := $(BUILD)/libkregress.a
 PROGRAMS  := $(BUILD)/kregressd $(BUILD)/kregress
+SRC_OBJ   := $(LIB_OBJ) $(PROGRAMS:$(BUILD)/%=$(BUILD)/daemon/%.o)
 
 UNIT_SRC  := $(wildcard tests/unit/t-*.c)
 UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
@@ -85,7 +88,7 @@ include $(sort $(wildcard */*.mk))
 programs: $(PROGRAMS) $(UNIT_BIN) $(BENCH_BIN) $(ALL_EXTRA)
 .PHONY: all programs
 
-$(BUILD)/daemon/%.o: daemon/%.c
+$(SRC_OBJ): $(BUILD)/%.o: %.c
 	$(quiet) CC $@
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(KR_CFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
