@@ -48,7 +48,6 @@ workloads: $(WL_BINS)
 .PHONY: workloads
 
 ALL_EXTRA += $(WL_BINS)
-DEBIAN_PACKAGES += gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 
 install: install-workloads
 install-workloads: $(WL_BINS)
