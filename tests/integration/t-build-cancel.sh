@@ -25,6 +25,7 @@ B=${KREGRESS_BUILD:?}
 S=${KREGRESS_SRC:?}
 . "$S/tests/lib/tap.sh"
 . "$S/tests/lib/daemon.sh"
+. "$S/tests/lib/build-lib.sh"
 PY=/usr/bin/python3
 # the sandbox has its own /tmp: the switch for the slow build lives here
 F=$(mktemp -d /var/tmp/t-build-cancel.XXXXXX)
@@ -32,12 +33,8 @@ at_exit 'rm -rf "$F"'
 TOKEN=cancel-token-0123456789abcdef
 cli=
 at_exit '[ -z "$cli" ] || { kill -9 "$cli"; wait "$cli"; }'
-chmod 755 "$tmp" "$F"	# the build user reads the tree and the switch
-command -v bwrap >/dev/null || skip_all "no bubblewrap"
-probe="bwrap --unshare-all --ro-bind / / true"
-[ "$(id -u)" = 0 ] && probe="setpriv --reuid=kregress-build \
-	--regid=kregress-build --clear-groups $probe"
-$probe 2>/dev/null || skip_all "no build sandbox here"
+chmod 755 "$F"	# the build user reads the switch (and $tmp's tree)
+build_user_setup
 export KREGRESS_CACHE=$tmp/cache
 export KREGRESS_CONFIG_DIR=$S/builders/configs
 # the sleep of the slow build, recognisable in the process list

@@ -18,14 +18,10 @@ B=${KREGRESS_BUILD:?}
 S=${KREGRESS_SRC:?}
 . "$S/tests/lib/tap.sh"
 . "$S/tests/lib/daemon.sh"
+. "$S/tests/lib/build-lib.sh"
 PY=/usr/bin/python3
 TOKEN=e2e-token-0123456789abcdef
-chmod 755 "$tmp"	# the build user reads the tree
-command -v bwrap >/dev/null || skip_all "no bubblewrap"
-probe="bwrap --unshare-all --ro-bind / / true"
-[ "$(id -u)" = 0 ] && probe="setpriv --reuid=kregress-build \
-	--regid=kregress-build --clear-groups $probe"
-$probe 2>/dev/null || skip_all "no build sandbox here"
+build_user_setup	# the build user, who reads the tree in $tmp
 export KREGRESS_CACHE=$tmp/cache
 export KREGRESS_CONFIG_DIR=$S/builders/configs
 
