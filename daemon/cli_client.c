@@ -705,7 +705,7 @@ static void print_comparison(json_t *c)
 	fmt_num(c, "p_value", FMT_P, p, sizeof(p));
 	fmt_num(c, "p_adjusted", FMT_P, padj, sizeof(padj));
 	fmt_num(c, "p_holm", FMT_P, pholm, sizeof(pholm));
-	printf("  %-30s %7s %10s %10s %8s %18s %9s %9s %9s  %s%s%s %s\n",
+	printf("  %-30s %7s %11s %14s %9s %18s %9s %9s %9s  %s%s%s %s\n",
 	       name, n, base, new, chg, ci, p, padj, pholm, str(c, "verdict"),
 	       *str(c, "flags") ? " " : "", str(c, "flags"), str(c, "unit"));
 	if (json_is_object(params) && json_object_size(params))
@@ -739,10 +739,10 @@ static size_t print_comparisons(json_t *cmp, json_t *runs, long long id)
 				continue;
 		}
 		if (!n++)
-			printf("  %-30s %7s %10s %10s %8s %18s %9s %9s %9s  "
-			       "%s\n", "METRIC", "N B/P", "BASE", "PATCHED",
-			       "CHANGE", "CI", "P", "P ADJ", "P HOLM",
-			       "VERDICT FLAGS UNIT");
+			printf("  %-30s %7s %11s %14s %9s %18s %9s %9s %9s  "
+			       "%s\n", "METRIC", "N B/P", "BASE MEDIAN",
+			       "PATCHED MEDIAN", "HL CHANGE", "CI", "P",
+			       "P ADJ", "P HOLM", "VERDICT FLAGS UNIT");
 		print_comparison(c);
 	}
 	return n;
@@ -806,10 +806,16 @@ int cli_results_print(json_t *doc, long long id, int json)
 		return CLI_OK;
 	}
 	print_verdicts(cmp);
-	printf("change: patched/base - 1 of the medians of per-boot medians; "
-	       "CI at 1 - alpha;\np: Mann-Whitney U on per-boot medians; "
-	       "P ADJ: adjusted over the series' metrics by stats.fdr_method;"
-	       "\nP HOLM: Holm-adjusted, what an e-mail report goes by\n");
+	printf("BASE MEDIAN, PATCHED MEDIAN: medians of the per-boot medians;"
+	       "\nHL CHANGE: Hodges-Lehmann estimate of patched/base - 1, the "
+	       "median of the patched/base\nratios of all (base boot, patched "
+	       "boot) pairs, not the ratio of the two medians;\nCI: the "
+	       "interval at 1 - alpha that inverts the Mann-Whitney test; P: "
+	       "that test on the\nper-boot medians (pairs of equal values "
+	       "count for no change): P < alpha exactly when\nthe CI excludes "
+	       "0; P ADJ: adjusted over the series' metrics by "
+	       "stats.fdr_method;\nP HOLM: Holm-adjusted, what an e-mail "
+	       "report goes by\n");
 	return CLI_OK;
 }
 
