@@ -11,9 +11,10 @@ FUZZ_DIR     := $(BUILD)/fuzz
 FUZZ_FLAGS   := -g -O1 -fsanitize=fuzzer,address,undefined \
 		-fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_MBOX_SRC := tests/fuzz/fuzz-mbox.c daemon/mail.c daemon/series.c \
-		 daemon/strbuf.c daemon/log.c
+		 daemon/diff.c daemon/strbuf.c daemon/log.c
 
-$(FUZZ_DIR)/fuzz-mbox: $(FUZZ_MBOX_SRC) daemon/mail.h daemon/series.h
+$(FUZZ_DIR)/fuzz-mbox: $(FUZZ_MBOX_SRC) daemon/mail.h daemon/series.h \
+		       daemon/diff.h
 	$(quiet) FUZZCC $@
 	@mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) -std=gnu11 -D_GNU_SOURCE -Idaemon $(FUZZ_FLAGS) \
