@@ -284,6 +284,7 @@ static enum pipeline_result run_arch(struct pipeline_ctx *ctx,
 	spec.stats.threshold = cfg->stats.threshold_pct / 100;
 	spec.stats.alpha = cfg->stats.alpha;
 	spec.stats.min_samples = (size_t)cfg->stats.min_samples;
+	spec.stats.repeatable = spec.icount;
 	spec.log_dir = dir.buf;
 	spec.on_start = on_start;
 	spec.on_boot = on_boot;

@@ -94,6 +94,7 @@ const char *stats_verdict_str(enum stats_verdict v)
 
 void stats_opts_init(struct stats_opts *o)
 {
+	memset(o, 0, sizeof(*o));
 	o->threshold = 0.03;
 	o->alpha = 0.05;
 	o->min_samples = 3;
@@ -1309,7 +1310,7 @@ static void flag_cv(struct stats_result *r, const struct stats_opts *o,
 		why_add(r, "noisy: CV %.1f%% base, %.1f%% new", cb * 100,
 			cn * 100);
 	}
-	if (isnan(cb) || isnan(cn))
+	if (isnan(cb) || isnan(cn) || o->repeatable)
 		return;
 	if ((cb == 0 && nb > 1) || (cn == 0 && nn > 1)) {
 		r->flags |= STATS_FLAG_SUSPICIOUS;
@@ -1432,6 +1433,27 @@ static int compare_ranks(const double *x, size_t nb, const double *y,
 	null_init(&z, &rk, nb, nn);
 	mw_fill(&rk, &z, nb, &r->mw);
 	r->have_mw = 1;
+	if (r->mw.p_min >= o->alpha && rk.ties) {
+		/*
+		 * Values on a grid (instruction time repeats to the
+		 * nanosecond) can tie so much that the permutation null
+		 * never reaches alpha, however clear the data: eight equal
+		 * values a side would be "insufficient" for ever.  For
+		 * discrete values the closed interval between the untied
+		 * null's critical differences still covers the shift with
+		 * at least 1 - alpha (Hodges-Lehmann's interval is
+		 * conservative under ties), so the verdict reads that
+		 * interval, and p is the one it inverts.
+		 */
+		struct ranks untied = { .rank_sum_x = rk.rank_sum_x };
+
+		null_release(&z);
+		null_init(&z, &untied, nb, nn);
+		mw_fill(&untied, &z, nb, &r->mw);
+		r->mw.method = "exact, untied (values on a grid)";
+		why_add(r, "ties: the interval uses the untied null (the "
+			"permutation null cannot reach p < %g)", o->alpha);
+	}
 	if (r->mw.p_min >= o->alpha) {
 		why_add(r, "with %zu and %zu samples the rank test cannot "
 			"reach p < %g (best possible p = %.3g)", nb, nn,

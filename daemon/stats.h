@@ -50,6 +50,10 @@ struct stats_opts {
 	double noisy_cv;	/* CV (sd/mean) above which a side is noisy */
 	double noisy_cv_ratio;	/* CV ratio between sides above: noisy */
 	double suspicious_cv_ratio; /* ... and above this: suspicious */
+	/* The clock repeats exactly (instruction time, plan.h): equal
+	 * values are what it gives, not a sign of a coarse timer, so a
+	 * small or zero sd is never "suspicious". */
+	int repeatable;
 	enum stats_direction direction;
 };
 
