@@ -101,12 +101,27 @@ static void listen_to_url(const char *listen, struct strbuf *out)
 		strbuf_addstr(out, listen);
 }
 
+/* The daemon's configuration at path as JSON, or NULL (said why). */
+static json_t *read_config(const char *path)
+{
+	struct strbuf text = STRBUF_INIT;
+	json_error_t jerr;
+	json_t *cfg = NULL;
+
+	if (!strbuf_read_file(&text, path, CONFIG_MAX)) {
+		cfg = json_loadb(text.buf, text.len, 0, &jerr);
+		if (!cfg)
+			error("kregress", "%s:%d: %s", path, jerr.line,
+			      jerr.text);
+	}
+	strbuf_release(&text);
+	return cfg;
+}
+
 int cli_client_server(const char *opt_server, const char *config_path,
 		      struct strbuf *out)
 {
 	const char *env = getenv("KREGRESS_SERVER"), *listen;
-	struct strbuf text = STRBUF_INIT;
-	json_error_t jerr;
 	json_t *cfg = NULL;
 	int ret = -1;
 
@@ -122,14 +137,9 @@ int cli_client_server(const char *opt_server, const char *config_path,
 		goto fallback;
 	if (!config_path)
 		config_path = DEFAULT_CONFIG;
-	if (strbuf_read_file(&text, config_path, CONFIG_MAX))
+	cfg = read_config(config_path);
+	if (!cfg)
 		goto out;
-	cfg = json_loadb(text.buf, text.len, 0, &jerr);
-	if (!cfg) {
-		error("kregress", "%s:%d: %s", config_path, jerr.line,
-		      jerr.text);
-		goto out;
-	}
 	listen = json_string_value(json_object_get(json_object_get(cfg,
 						   "api"), "listen"));
 	if (listen && *listen) {
@@ -142,8 +152,35 @@ fallback:
 	ret = 0;
 out:
 	json_decref(cfg);
-	strbuf_release(&text);
 	return ret;
+}
+
+/*
+ * The token for a write: --token, else $KREGRESS_TOKEN, else (for the
+ * administrator on the daemon's machine, who can read it anyway) the
+ * first of api.tokens in the configuration named by -c.  A copy in *out.
+ */
+static int submit_token(const struct opts *o, struct strbuf *out)
+{
+	const char *t = o->token ? o->token : getenv("KREGRESS_TOKEN");
+	json_t *cfg;
+
+	if (t && *t) {
+		strbuf_addstr(out, t);
+		return 0;
+	}
+	if (o->config && (cfg = read_config(o->config))) {
+		t = json_string_value(json_object_get(json_array_get(
+			json_object_get(json_object_get(cfg, "api"),
+					"tokens"), 0), "value"));
+		if (t && *t)
+			strbuf_addstr(out, t);
+		json_decref(cfg);
+		if (out->len)
+			return 0;
+	}
+	return error("kregress", "submit needs a token: --token TOKEN, "
+		     "KREGRESS_TOKEN, or -c CONFIG with api.tokens");
 }
 
 /*
@@ -223,7 +260,7 @@ int cli_submit(int argc, char **argv)
 {
 	struct client_request r = { .method = "POST",
 				    .path = "/api/v1/series" };
-	struct strbuf body = STRBUF_INIT;
+	struct strbuf body = STRBUF_INIT, token = STRBUF_INIT;
 	json_t *doc = NULL;
 	struct opts o;
 	const char *what;
@@ -232,12 +269,9 @@ int cli_submit(int argc, char **argv)
 	if (parse_opts(argc, argv, &o) || argc - o.optind != 1)
 		return cli_usage("submit");
 	what = argv[o.optind];
-	r.token = o.token ? o.token : getenv("KREGRESS_TOKEN");
-	if (!r.token || !*r.token) {
-		error("kregress", "submit needs a token: --token TOKEN or "
-		      "KREGRESS_TOKEN");
+	if (submit_token(&o, &token))
 		return CLI_USAGE;
-	}
+	r.token = token.buf;
 	if (!strncmp(what, "http://", 7) || !strncmp(what, "https://", 8)) {
 		json_t *req = json_pack("{s:s}", "url", what);
 		char *text = req ? json_dumps(req, JSON_COMPACT) : NULL;
@@ -267,6 +301,7 @@ int cli_submit(int argc, char **argv)
 out:
 	json_decref(doc);
 	strbuf_release(&body);
+	strbuf_release(&token);
 	return ret;
 }
 
