@@ -2,15 +2,23 @@
  * http.c - libmicrohttpd wrapper: listening, routing, body cap, replies,
  * per-thread database connections and per-route metrics.
  *
- * libmicrohttpd calls the access handler several times per request: once
- * when the headers are in (we allocate the request, match the route and
- * check Content-Length against the cap), once per chunk of body (we append
- * up to the cap and then only count), and once more when the body is
- * complete (we run the handler and queue its response).  A body that
+ * libmicrohttpd calls us once when a request line is in (the URI log
+ * callback: we allocate the request and split the target as the client
+ * sent it), then the access handler several times per request: once when
+ * the headers are in (we match the route and check Content-Length
+ * against the cap), once per chunk of body (we
+ * append up to the cap and then only count), and once more when the body
+ * is complete (we run the handler and queue its response).  A body that
  * announces a length over the cap is refused at the first call, before
  * anything is read; a chunked body that grows past the cap is dropped and
  * the rest of it discarded as it arrives, so memory stays bounded either
  * way.
+ *
+ * The router works on the raw target, not on libmicrohttpd's decoded
+ * URL: that one is a C string cut at the first %00, so "/a/1%00/b" would
+ * read as "/a/1".  Each '/'-separated segment is decoded on its own (a
+ * %2F is data, not a separator); a control byte or a malformed escape
+ * anywhere in the target is a 400 for every route at once.
  *
  * The server runs a pool of threads, each with its own epoll loop; each
  * thread lazily opens one SQLite connection kept in thread-local storage.
@@ -20,6 +28,7 @@
  * threads.
  */
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -38,6 +47,7 @@
 #include "log.h"
 
 #define HTTP_MAX_PARAMS		4
+#define HTTP_MAX_SEGMENTS	16	/* more: no route can match */
 #define HTTP_MAX_CODES		16
 #define HTTP_MAX_ROUTES		32
 
@@ -92,11 +102,17 @@ struct http_header_kv {
 
 struct http_request {
 	struct http_server *srv;
-	struct MHD_Connection *conn;
+	struct MHD_Connection *conn;	/* NULL until the headers are in */
 	const char *method, *url;	/* owned by MHD for the request */
+	/* The decoded path segments, NUL-separated in one buffer; nsegs is
+	 * -1 for a target no route can match (not "/...", too deep). */
+	char *path;
+	const char *segs[HTTP_MAX_SEGMENTS];
+	int nsegs;
+	char bad_target[48];		/* why the target is refused */
 	struct http_route *route;	/* NULL: no route matched */
 	int wrong_method;		/* path matched, method did not */
-	char *params[HTTP_MAX_PARAMS];
+	const char *params[HTTP_MAX_PARAMS];	/* into path */
 	int nparams;
 	struct strbuf body;
 	int too_large;
@@ -201,37 +217,39 @@ int http_route_add(struct http_server *srv, const char *method,
 }
 
 /*
- * Matches path against pattern segment by segment; on success, copies the
- * "{...}" segments into req->params (when req is not NULL).
+ * Matches the request's segments against pattern ("/a/{x}/b"); on
+ * success, when take, points req->params at the "{...}" segments.
  */
-static int route_match(const char *pattern, const char *path,
-		       struct http_request *req)
+static int route_match(const char *pattern, struct http_request *req,
+		       int take)
 {
-	const char *p = pattern, *u = path;
-	int n = 0;
+	const char *p = pattern;
+	int i, n = 0;
 
-	while (*p && *u) {
-		if (*p == '{') {
-			const char *pe = strchr(p, '}');
-			size_t ulen = strcspn(u, "/");
+	if (req->nsegs < 0)
+		return 0;
+	for (i = 0; i < req->nsegs; i++) {
+		const char *seg = req->segs[i];
+		size_t plen;
 
-			if (!pe || !ulen || n == HTTP_MAX_PARAMS)
-				return 0;
-			if (req)
-				req->params[n] = strndup(u, ulen);
-			n++;
-			p = pe + 1;
-			u += ulen;
-			continue;
-		}
-		if (*p != *u)
+		if (*p != '/')
 			return 0;
 		p++;
-		u++;
+		plen = strcspn(p, "/");
+		if (plen >= 2 && p[0] == '{' && p[plen - 1] == '}') {
+			if (!*seg || n == HTTP_MAX_PARAMS)
+				return 0;
+			if (take)
+				req->params[n] = seg;
+			n++;
+		} else if (strlen(seg) != plen || memcmp(seg, p, plen)) {
+			return 0;
+		}
+		p += plen;
 	}
-	if (*p || *u)
+	if (*p)
 		return 0;
-	if (req)
+	if (take)
 		req->nparams = n;
 	return 1;
 }
@@ -244,14 +262,14 @@ static void route_find(struct http_request *req)
 	for (i = 0; i < srv->nroutes; i++) {
 		struct http_route *r = &srv->routes[i];
 
-		if (!route_match(r->pattern, req->url, NULL))
+		if (!route_match(r->pattern, req, 0))
 			continue;
 		path_seen = 1;
 		/* HEAD is served by the GET route (MHD drops the body). */
 		if (!strcmp(r->method, req->method) ||
 		    (!strcmp(req->method, "HEAD") &&
 		     !strcmp(r->method, "GET"))) {
-			route_match(r->pattern, req->url, req);
+			route_match(r->pattern, req, 1);
 			req->route = r;
 			return;
 		}
@@ -265,12 +283,95 @@ static void allowed_methods(struct http_request *req, struct strbuf *out)
 	int i;
 
 	for (i = 0; i < srv->nroutes; i++) {
-		if (!route_match(srv->routes[i].pattern, req->url, NULL))
+		if (!route_match(srv->routes[i].pattern, req, 0))
 			continue;
 		if (out->len)
 			strbuf_addstr(out, ", ");
 		strbuf_addstr(out, srv->routes[i].method);
 	}
+}
+
+static int hex_value(int c)
+{
+	return isdigit(c) ? c - '0' : tolower(c) - 'a' + 10;
+}
+
+/*
+ * Decodes one byte of a request target at *s (a %XX escape or a plain
+ * byte) into *out and advances *s; -1 with the reason in req->bad_target
+ * on a malformed escape or a control byte, plain or escaped.
+ */
+static int target_byte(struct http_request *req, const char **s,
+		       unsigned char *out)
+{
+	const unsigned char *p = (const unsigned char *)*s;
+
+	if (*p == '%') {
+		if (!isxdigit(p[1]) || !isxdigit(p[2])) {
+			snprintf(req->bad_target, sizeof(req->bad_target),
+				 "a malformed %%-escape");
+			return -1;
+		}
+		*out = hex_value(p[1]) << 4 | hex_value(p[2]);
+		*s += 3;
+	} else {
+		*out = *p;
+		*s += 1;
+	}
+	if (*out < 0x20 || *out == 0x7f) {
+		snprintf(req->bad_target, sizeof(req->bad_target),
+			 "a control character (%%%02X)", *out);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Splits the target as the client sent it (path and query, before any
+ * decoding) into req->path and req->segs.  Sets req->bad_target when a
+ * byte of it, in the path or in the query, is one target_byte() refuses.
+ */
+static void target_parse(struct http_request *req, const char *raw)
+{
+	size_t plen = strcspn(raw, "?");
+	const char *s = raw, *end = raw + plen;
+	unsigned char b;
+	char *w;
+
+	req->path = malloc(plen + 1);
+	if (!req->path)
+		die("http", "out of memory");
+	w = req->path;
+	req->nsegs = -1;
+	if (*s == '/') {
+		s++;
+		req->segs[0] = w;
+		req->nsegs = 1;
+	}
+	while (s < end) {
+		if (*s == '/') {
+			s++;
+			*w++ = '\0';
+			if (req->nsegs < 0)
+				continue;
+			if (req->nsegs == HTTP_MAX_SEGMENTS)
+				req->nsegs = -1;
+			else
+				req->segs[req->nsegs++] = w;
+			continue;
+		}
+		if (target_byte(req, &s, &b))
+			return;
+		*w++ = (char)b;
+	}
+	*w = '\0';
+	/* The query is libmicrohttpd's to split; its bytes obey the same
+	 * rule, so that no argument is cut at a NUL either. */
+	if (*s == '?')
+		s++;
+	while (*s)
+		if (target_byte(req, &s, &b))
+			return;
 }
 
 static void request_free(struct http_request *req)
@@ -279,8 +380,7 @@ static void request_free(struct http_request *req)
 
 	if (!req)
 		return;
-	for (i = 0; i < req->nparams; i++)
-		free(req->params[i]);
+	free(req->path);
 	for (i = 0; i < req->nhdrs; i++) {
 		free(req->hdrs[i].name);
 		free(req->hdrs[i].value);
@@ -341,7 +441,10 @@ static int queue_reply(struct http_request *req)
 
 static void dispatch(struct http_request *req)
 {
-	if (req->too_large) {
+	if (req->bad_target[0]) {
+		http_reply_error(req, 400, "bad-path", "the request target "
+				 "has %s", req->bad_target);
+	} else if (req->too_large) {
 		http_reply_error(req, 413, "body-too-large",
 				 "request body exceeds %zu bytes",
 				 req->srv->body_max);
@@ -362,6 +465,19 @@ static void dispatch(struct http_request *req)
 	}
 }
 
+/* A request line is in: the request starts, with the target as sent. */
+static void *uri_cb(void *cls, const char *uri, struct MHD_Connection *conn)
+{
+	struct http_request *req = calloc(1, sizeof(*req));
+
+	if (!req)
+		die("http", "out of memory");
+	req->srv = cls;
+	strbuf_init(&req->body);
+	target_parse(req, uri ? uri : "");
+	return req;
+}
+
 static enum MHD_Result access_cb(void *cls, struct MHD_Connection *conn,
 				 const char *url, const char *method,
 				 const char *version, const char *upload,
@@ -370,26 +486,24 @@ static enum MHD_Result access_cb(void *cls, struct MHD_Connection *conn,
 	struct http_server *srv = cls;
 	struct http_request *req = *con_cls;
 
-	if (!req) {
+	if (!req)
+		return MHD_NO;
+	if (!req->conn) {
 		const char *cl;
 
-		req = calloc(1, sizeof(*req));
-		if (!req)
-			return MHD_NO;
 		clock_gettime(CLOCK_MONOTONIC, &req->start);
-		req->srv = srv;
 		req->conn = conn;
 		req->url = url;
 		req->method = method;
-		strbuf_init(&req->body);
-		*con_cls = req;
-		route_find(req);
+		if (!req->bad_target[0])
+			route_find(req);
 
 		/* Refuse an announced oversized body before reading it. */
 		cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
 				MHD_HTTP_HEADER_CONTENT_LENGTH);
-		if (cl && strtoull(cl, NULL, 10) > srv->body_max) {
+		if (cl && strtoull(cl, NULL, 10) > srv->body_max)
 			req->too_large = 1;
+		if (req->bad_target[0] || req->too_large) {
 			dispatch(req);
 			return (enum MHD_Result)queue_reply(req);
 		}
@@ -448,6 +562,7 @@ int http_server_start(struct http_server *srv)
 		MHD_OPTION_EXTERNAL_LOGGER, mhd_log, srv,
 		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&srv->addr,
 		MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)srv->threads,
+		MHD_OPTION_URI_LOG_CALLBACK, uri_cb, srv,
 		MHD_OPTION_NOTIFY_COMPLETED, completed_cb, srv,
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)30,
 		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)1000,

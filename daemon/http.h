@@ -5,11 +5,13 @@
  * requests on a pool of worker threads.  Requests are dispatched through a
  * router of (method, path pattern) pairs; a pattern segment "{name}"
  * matches any one non-empty path segment, which the handler reads with
- * http_param().  The server answers by itself, as JSON errors:
- *   404 for a path no route matches, 405 (with Allow) for a path that
- *   matches only with another method, 413 for a body over the cap (the
- *   body is never buffered past the cap), 500 when a handler does not
- *   reply.
+ * http_param() (percent-decoded; a %2F in it is a '/', not a separator).
+ * The server answers by itself, as JSON errors:
+ *   400 "bad-path" for a target (path or query) with a control character
+ *   plain or escaped (%00 included) or a malformed %-escape; 404 for a
+ *   path no route matches, 405 (with Allow) for a path that matches only
+ *   with another method, 413 for a body over the cap (the body is never
+ *   buffered past the cap), 500 when a handler does not reply.
  *
  * Each worker thread opens its own SQLite connection (db_open) on first
  * use and keeps it in thread-local storage; the connections are closed

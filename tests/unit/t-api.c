@@ -3,8 +3,9 @@
  * ephemeral port: every route, every error status, bad JSON, oversized
  * bodies (announced and chunked), wrong tokens, unknown ids and routes,
  * paging and filters, metrics, and that a failed submission writes
- * nothing.  Requests go through client.c (libcurl) or, where headers or
- * framing matter, a raw socket.
+ * nothing; targets with a NUL or a control character.  Requests go
+ * through client.c (libcurl) or, where headers or framing matter, a raw
+ * socket.
  */
 #include <arpa/inet.h>
 #include <pthread.h>
@@ -98,6 +99,21 @@ static int raw(const char *request, size_t len, struct strbuf *out)
 		strbuf_add(out, buf, n);
 	close(fd);
 	return 0;
+}
+
+/* The status of a raw GET of target (sent as it is); *out the answer. */
+static int raw_get(const char *target, struct strbuf *out)
+{
+	struct strbuf r = STRBUF_INIT;
+	int status = -1;
+
+	strbuf_reset(out);
+	strbuf_addf(&r, "GET %s HTTP/1.1\r\nHost: x\r\nConnection: close"
+		    "\r\n\r\n", target);
+	if (!raw(r.buf, 0, out))
+		sscanf(out->buf, "HTTP/1.1 %d", &status);
+	strbuf_release(&r);
+	return status;
 }
 
 static const char mbox[] =
@@ -374,6 +390,41 @@ static void test_routes(void)
 	strbuf_release(&out);
 }
 
+/*
+ * The router decodes each segment of the target as sent: a NUL or a
+ * control character is refused for every route (libmicrohttpd's decoded
+ * URL stops at a %00, so "ID%00/samples" used to read as "ID"), and an
+ * escaped '/' is not a separator.
+ */
+static void test_targets(long long id)
+{
+	struct strbuf out = STRBUF_INIT;
+	char t[128];
+
+	snprintf(t, sizeof(t), "/api/v1/series/%lld%%00/samples", id);
+	is_int(raw_get(t, &out), 400, "%%00 in a segment: 400, not the series");
+	ok(strstr(out.buf, "\"bad-path\"") &&
+	   strstr(out.buf, "a control character (%00)"),
+	   "... a bad-path error naming the byte");
+	snprintf(t, sizeof(t), "/api/v1/series/%lld%%00", id);
+	is_int(raw_get(t, &out), 400, "%%00 at the end of the path: 400");
+	snprintf(t, sizeof(t), "/api/v1/series/%lld%%0a", id);
+	is_int(raw_get(t, &out), 400, "%%0a in a segment: 400");
+	snprintf(t, sizeof(t), "/api/v1/series/%lld%%2", id);
+	is_int(raw_get(t, &out), 400, "malformed %%-escape: 400");
+	ok(strstr(out.buf, "a malformed %-escape") != NULL,
+	   "... named as such");
+	is_int(raw_get("/api/v1/series?status=queued%00x", &out), 400,
+	       "%%00 in a query argument: 400, not a cut-off filter");
+	snprintf(t, sizeof(t), "/api/v1/series/%lld%%2Fsamples", id);
+	is_int(raw_get(t, &out), 404, "%%2F is data, not a separator: 404");
+	snprintf(t, sizeof(t), "/api/v1/%%73eries/%lld", id);
+	is_int(raw_get(t, &out), 200, "an escaped letter still routes: 200");
+	snprintf(t, sizeof(t), "\"id\":%lld", id);
+	ok(strstr(out.buf, t) != NULL, "... to the series");
+	strbuf_release(&out);
+}
+
 /* Walks every page of path with ?limit=; returns the number of items. */
 static int walk_pages(const char *query, int limit, int *pages,
 		      int *ordered)
@@ -624,6 +675,7 @@ int main(void)
 	id = submit_ok();
 	test_get(id);
 	test_routes();
+	test_targets(id);
 	test_list();
 	test_metrics();
 	test_atomic_submit();
