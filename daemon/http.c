@@ -1,12 +1,13 @@
 /*
- * http.c - libmicrohttpd wrapper: listening, routing, body cap, replies,
- * per-thread database connections and per-route metrics.
+ * http.c - libmicrohttpd wrapper: listening, routing, request framing,
+ * body cap, replies, per-thread database connections and per-route
+ * metrics.
  *
  * libmicrohttpd calls us once when a request line is in (the URI log
  * callback: we allocate the request and split the target as the client
  * sent it), then the access handler several times per request: once when
- * the headers are in (we match the route and check Content-Length
- * against the cap), once per chunk of body (we
+ * the headers are in (we check the framing headers, match the route and
+ * check Content-Length against the cap), once per chunk of body (we
  * append up to the cap and then only count), and once more when the body
  * is complete (we run the handler and queue its response).  A body that
  * announces a length over the cap is refused at the first call, before
@@ -19,6 +20,15 @@
  * read as "/a/1".  Each '/'-separated segment is decoded on its own (a
  * %2F is data, not a separator); a control byte or a malformed escape
  * anywhere in the target is a 400 for every route at once.
+ *
+ * Framing (RFC 9112 6.3): a request with more than one Content-Length,
+ * with both Content-Length and Transfer-Encoding, with a
+ * Transfer-Encoding other than "chunked", or with blanks in a header
+ * name is answered 400 and the connection closed, so that nothing a
+ * front end may read as a body is ever served as a second request.
+ * libmicrohttpd 0.9.75 takes the first Content-Length and lets
+ * Transfer-Encoding win silently; its strict mode only adds the Host
+ * check.
  *
  * The server runs a pool of threads, each with its own epoll loop; each
  * thread lazily opens one SQLite connection kept in thread-local storage.
@@ -37,6 +47,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <time.h>
 
@@ -110,6 +121,7 @@ struct http_request {
 	const char *segs[HTTP_MAX_SEGMENTS];
 	int nsegs;
 	char bad_target[48];		/* why the target is refused */
+	const char *bad_framing;	/* why the framing is refused */
 	struct http_route *route;	/* NULL: no route matched */
 	int wrong_method;		/* path matched, method did not */
 	const char *params[HTTP_MAX_PARAMS];	/* into path */
@@ -441,7 +453,13 @@ static int queue_reply(struct http_request *req)
 
 static void dispatch(struct http_request *req)
 {
-	if (req->bad_target[0]) {
+	if (req->bad_framing) {
+		/* What follows the headers cannot be told apart from a
+		 * next request: read none of it. */
+		http_add_header(req, "Connection", "close");
+		http_reply_error(req, 400, "bad-framing", "%s",
+				 req->bad_framing);
+	} else if (req->bad_target[0]) {
 		http_reply_error(req, 400, "bad-path", "the request target "
 				 "has %s", req->bad_target);
 	} else if (req->too_large) {
@@ -463,6 +481,44 @@ static void dispatch(struct http_request *req)
 		http_reply_error(req, 404, "not-found", "no such resource: %s",
 				 req->url);
 	}
+}
+
+/* Counts the framing headers of a request (a MHD_KeyValueIterator). */
+struct framing {
+	int content_length, transfer_encoding, chunked, blank_name;
+};
+
+static enum MHD_Result framing_count(void *cls, enum MHD_ValueKind kind,
+				     const char *key, const char *value)
+{
+	struct framing *f = cls;
+
+	if (strpbrk(key, " \t"))
+		f->blank_name = 1;
+	if (!strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH))
+		f->content_length++;
+	if (!strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING)) {
+		f->transfer_encoding++;
+		f->chunked = value && !strcasecmp(value, "chunked");
+	}
+	return MHD_YES;
+}
+
+/* Why the request's framing headers are ambiguous; NULL if they are not. */
+static const char *framing_check(struct MHD_Connection *conn)
+{
+	struct framing f = { 0 };
+
+	MHD_get_connection_values(conn, MHD_HEADER_KIND, framing_count, &f);
+	if (f.blank_name)
+		return "a header name with a blank (before its colon)";
+	if (f.content_length > 1)
+		return "more than one Content-Length";
+	if (f.content_length && f.transfer_encoding)
+		return "both Content-Length and Transfer-Encoding";
+	if (f.transfer_encoding > 1 || (f.transfer_encoding && !f.chunked))
+		return "a Transfer-Encoding other than one \"chunked\"";
+	return NULL;
 }
 
 /* A request line is in: the request starts, with the target as sent. */
@@ -495,7 +551,8 @@ static enum MHD_Result access_cb(void *cls, struct MHD_Connection *conn,
 		req->conn = conn;
 		req->url = url;
 		req->method = method;
-		if (!req->bad_target[0])
+		req->bad_framing = framing_check(conn);
+		if (!req->bad_framing && !req->bad_target[0])
 			route_find(req);
 
 		/* Refuse an announced oversized body before reading it. */
@@ -503,7 +560,8 @@ static enum MHD_Result access_cb(void *cls, struct MHD_Connection *conn,
 				MHD_HTTP_HEADER_CONTENT_LENGTH);
 		if (cl && strtoull(cl, NULL, 10) > srv->body_max)
 			req->too_large = 1;
-		if (req->bad_target[0] || req->too_large) {
+		if (req->bad_framing || req->bad_target[0] ||
+		    req->too_large) {
 			dispatch(req);
 			return (enum MHD_Result)queue_reply(req);
 		}
@@ -564,6 +622,7 @@ int http_server_start(struct http_server *srv)
 		MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)srv->threads,
 		MHD_OPTION_URI_LOG_CALLBACK, uri_cb, srv,
 		MHD_OPTION_NOTIFY_COMPLETED, completed_cb, srv,
+		MHD_OPTION_STRICT_FOR_CLIENT, 1,
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)30,
 		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)1000,
 		MHD_OPTION_END);

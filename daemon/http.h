@@ -8,10 +8,14 @@
  * http_param() (percent-decoded; a %2F in it is a '/', not a separator).
  * The server answers by itself, as JSON errors:
  *   400 "bad-path" for a target (path or query) with a control character
- *   plain or escaped (%00 included) or a malformed %-escape; 404 for a
- *   path no route matches, 405 (with Allow) for a path that matches only
- *   with another method, 413 for a body over the cap (the body is never
- *   buffered past the cap), 500 when a handler does not reply.
+ *   plain or escaped (%00 included) or a malformed %-escape, 400
+ *   "bad-framing" (and closes the connection) for a request whose body
+ *   length is ambiguous: two Content-Length, Content-Length with
+ *   Transfer-Encoding, a Transfer-Encoding but "chunked", a blank in a
+ *   header name; 404 for a path no route matches, 405 (with Allow) for a
+ *   path that matches only with another method, 413 for a body over the
+ *   cap (the body is never buffered past the cap), 500 when a handler
+ *   does not reply.
  *
  * Each worker thread opens its own SQLite connection (db_open) on first
  * use and keeps it in thread-local storage; the connections are closed
