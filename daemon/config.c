@@ -1091,7 +1091,10 @@ static int load_limits(struct cctx *c, json_t *root, struct config *cfg)
 					    "boot_timeout_s",
 					    "build_memory_mb",
 					    "log_max_bytes", "workers",
-					    NULL };
+					    "api_connections",
+					    "api_connections_per_address",
+					    "api_header_timeout_s",
+					    "api_idle_timeout_s", NULL };
 	struct config_limits *l = &cfg->limits;
 	json_t *obj = json_object_get(root, "limits"), *empty = NULL;
 	size_t len = push_key(c, "limits");
@@ -1114,7 +1117,15 @@ static int load_limits(struct cctx *c, json_t *root, struct config *cfg)
 		    &l->build_memory_mb) ||
 	    get_size(c, obj, "log_max_bytes", 1LL << 32, 16 << 20,
 		     &l->log_max_bytes) ||
-	    get_int(c, obj, "workers", 1, 64, 2, &l->workers))
+	    get_int(c, obj, "workers", 1, 64, 2, &l->workers) ||
+	    get_int(c, obj, "api_connections", 16, 100000, 1000,
+		    &l->api_connections) ||
+	    get_int(c, obj, "api_connections_per_address", 1, 100000, 64,
+		    &l->api_connections_per_address) ||
+	    get_int(c, obj, "api_header_timeout_s", 1, 3600, 10,
+		    &l->api_header_timeout_s) ||
+	    get_int(c, obj, "api_idle_timeout_s", 1, 86400, 30,
+		    &l->api_idle_timeout_s))
 		goto out;
 	ret = 0;
 out:

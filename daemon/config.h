@@ -123,6 +123,10 @@ struct config_limits {
 	int build_memory_mb;
 	size_t log_max_bytes;	/* a build or console log kept */
 	int workers;		/* job worker threads */
+	int api_connections;	/* API connections open at once, in all */
+	int api_connections_per_address;	/* ... from one address */
+	int api_header_timeout_s;	/* to send a request's headers */
+	int api_idle_timeout_s;	/* an API connection without traffic */
 };
 
 struct config {

@@ -1,7 +1,7 @@
 /*
- * http.c - libmicrohttpd wrapper: listening, routing, request framing,
- * body cap, replies, per-thread database connections and per-route
- * metrics.
+ * http.c - libmicrohttpd wrapper: listening, connection limits, routing,
+ * request framing, body cap, replies, per-thread database connections
+ * and per-route metrics.
  *
  * libmicrohttpd calls us once when a request line is in (the URI log
  * callback: we allocate the request and split the target as the client
@@ -29,6 +29,18 @@
  * libmicrohttpd 0.9.75 takes the first Content-Length and lets
  * Transfer-Encoding win silently; its strict mode only adds the Host
  * check.
+ *
+ * Connections: at most max_conns in all and max_per_addr from one
+ * address (libmicrohttpd refuses the others at accept); a connection
+ * that has not sent a request's complete headers header_timeout_s after
+ * it was opened or its previous request ended is shut down by the
+ * sweeper thread.  libmicrohttpd's own timeout is an idle one that each
+ * trickled byte restarts, so without the sweeper one header every few
+ * seconds holds a connection for ever.  The sweeper sleeps until the
+ * earliest deadline; a shutdown() makes libmicrohttpd's thread see the
+ * end of the stream and close the connection itself.  The connection
+ * list is under conn_lock, which the close notification also takes, so
+ * a descriptor is never shut down after libmicrohttpd has closed it.
  *
  * The server runs a pool of threads, each with its own epoll loop; each
  * thread lazily opens one SQLite connection kept in thread-local storage.
@@ -87,6 +99,13 @@ struct http_route {
 	struct http_stats stats;
 };
 
+/* One TCP connection, from accept to close (the socket context). */
+struct http_conn {
+	struct http_conn *prev, *next;	/* srv->conns */
+	int fd;
+	long long deadline_ms;	/* headers due (monotonic); 0 = none */
+};
+
 struct http_server {
 	unsigned long id;
 	struct sockaddr_storage addr;
@@ -96,6 +115,8 @@ struct http_server {
 	int (*db_setup)(struct db *db);
 	size_t body_max;
 	unsigned threads;
+	unsigned max_conns, max_per_addr;
+	unsigned header_timeout_s, idle_timeout_s;
 	struct MHD_Daemon *mhd;
 
 	struct http_route routes[HTTP_MAX_ROUTES];
@@ -105,6 +126,13 @@ struct http_server {
 	struct http_stats unmatched;
 	struct db **dbs;
 	size_t ndbs, dbs_alloc;
+
+	pthread_mutex_t conn_lock;	/* what follows */
+	pthread_cond_t sweep_cond;	/* wakes the sweeper to stop */
+	pthread_t sweeper;
+	int sweeper_started, stopping;
+	struct http_conn *conns;
+	unsigned long long n_conns, n_refused, n_header_timeouts;
 };
 
 struct http_header_kv {
@@ -191,6 +219,7 @@ bad:
 int http_server_new(const struct http_opts *opts, struct http_server **out)
 {
 	struct http_server *srv;
+	pthread_condattr_t cattr;
 
 	srv = calloc(1, sizeof(*srv));
 	if (!srv)
@@ -200,8 +229,22 @@ int http_server_new(const struct http_opts *opts, struct http_server **out)
 	srv->db_setup = opts->db_setup;
 	srv->body_max = opts->body_max ? opts->body_max : HTTP_BODY_MAX_DEFAULT;
 	srv->threads = opts->threads ? opts->threads : 4;
+	srv->max_conns = opts->max_connections ? opts->max_connections :
+			 HTTP_CONNECTIONS_DEFAULT;
+	srv->max_per_addr = opts->max_per_address ? opts->max_per_address :
+			    HTTP_PER_ADDRESS_DEFAULT;
+	srv->header_timeout_s = opts->header_timeout_s ?
+				opts->header_timeout_s :
+				HTTP_HEADER_TIMEOUT_DEFAULT_S;
+	srv->idle_timeout_s = opts->idle_timeout_s ? opts->idle_timeout_s :
+			      HTTP_IDLE_TIMEOUT_DEFAULT_S;
 	srv->id = __atomic_add_fetch(&server_ids, 1, __ATOMIC_RELAXED);
 	pthread_mutex_init(&srv->lock, NULL);
+	pthread_mutex_init(&srv->conn_lock, NULL);
+	pthread_condattr_init(&cattr);
+	pthread_condattr_setclock(&cattr, CLOCK_MONOTONIC);
+	pthread_cond_init(&srv->sweep_cond, &cattr);
+	pthread_condattr_destroy(&cattr);
 	if (parse_listen(srv->listen, &srv->addr, &srv->addrlen)) {
 		http_server_free(srv);
 		return -1;
@@ -521,6 +564,31 @@ static const char *framing_check(struct MHD_Connection *conn)
 	return NULL;
 }
 
+/* Sets the header deadline of conn's connection: 0 (none) or due_ms. */
+static void conn_deadline(struct http_server *srv, struct MHD_Connection *conn,
+			  long long due_ms)
+{
+	const union MHD_ConnectionInfo *info;
+	struct http_conn *c;
+
+	info = MHD_get_connection_info(conn,
+				       MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	c = info ? info->socket_context : NULL;
+	if (!c)
+		return;
+	pthread_mutex_lock(&srv->conn_lock);
+	c->deadline_ms = due_ms;
+	pthread_mutex_unlock(&srv->conn_lock);
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
 /* A request line is in: the request starts, with the target as sent. */
 static void *uri_cb(void *cls, const char *uri, struct MHD_Connection *conn)
 {
@@ -547,6 +615,7 @@ static enum MHD_Result access_cb(void *cls, struct MHD_Connection *conn,
 	if (!req->conn) {
 		const char *cl;
 
+		conn_deadline(srv, conn, 0);
 		clock_gettime(CLOCK_MONOTONIC, &req->start);
 		req->conn = conn;
 		req->url = url;
@@ -589,23 +658,122 @@ static enum MHD_Result access_cb(void *cls, struct MHD_Connection *conn,
 	return (enum MHD_Result)queue_reply(req);
 }
 
+/* A request ended: the next one's headers are due from now. */
 static void completed_cb(void *cls, struct MHD_Connection *conn,
 			 void **con_cls, enum MHD_RequestTerminationCode toe)
 {
+	struct http_server *srv = cls;
+
 	request_free(*con_cls);
 	*con_cls = NULL;
+	conn_deadline(srv, conn, now_ms() + srv->header_timeout_s * 1000LL);
 }
 
-/* libmicrohttpd's own diagnostics, as "http: ADDRESS: message". */
+/* Connections opened and closed: the list the sweeper walks. */
+static void conn_cb(void *cls, struct MHD_Connection *conn, void **ctx,
+		    enum MHD_ConnectionNotificationCode toe)
+{
+	struct http_server *srv = cls;
+	const union MHD_ConnectionInfo *info;
+	struct http_conn *c = *ctx;
+
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+		c = calloc(1, sizeof(*c));
+		if (!c)
+			die("http", "out of memory");
+		info = MHD_get_connection_info(conn,
+				MHD_CONNECTION_INFO_CONNECTION_FD);
+		c->fd = info ? info->connect_fd : -1;
+		c->deadline_ms = now_ms() + srv->header_timeout_s * 1000LL;
+		pthread_mutex_lock(&srv->conn_lock);
+		c->next = srv->conns;
+		if (c->next)
+			c->next->prev = c;
+		srv->conns = c;
+		srv->n_conns++;
+		pthread_mutex_unlock(&srv->conn_lock);
+		*ctx = c;
+		return;
+	}
+	if (!c)
+		return;
+	pthread_mutex_lock(&srv->conn_lock);
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		srv->conns = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	srv->n_conns--;
+	pthread_mutex_unlock(&srv->conn_lock);
+	free(c);
+	*ctx = NULL;
+}
+
+/*
+ * Shuts down the connections whose headers are late, then sleeps until
+ * the next deadline: a connection opened later has a later deadline, so
+ * header_timeout_s is the longest sleep that misses none.
+ */
+static void *sweeper_main(void *arg)
+{
+	struct http_server *srv = arg;
+	struct timespec until;
+	struct http_conn *c;
+	long long now, next;
+
+	pthread_mutex_lock(&srv->conn_lock);
+	while (!srv->stopping) {
+		now = now_ms();
+		next = now + srv->header_timeout_s * 1000LL;
+		for (c = srv->conns; c; c = c->next) {
+			if (!c->deadline_ms)
+				continue;
+			if (c->deadline_ms > now) {
+				if (c->deadline_ms < next)
+					next = c->deadline_ms;
+				continue;
+			}
+			if (c->fd >= 0)
+				shutdown(c->fd, SHUT_RDWR);
+			c->deadline_ms = 0;
+			srv->n_header_timeouts++;
+		}
+		until.tv_sec = next / 1000;
+		until.tv_nsec = next % 1000 * 1000000;
+		pthread_cond_timedwait(&srv->sweep_cond, &srv->conn_lock,
+				       &until);
+	}
+	pthread_mutex_unlock(&srv->conn_lock);
+	return NULL;
+}
+
+/*
+ * libmicrohttpd's own diagnostics, as "http: ADDRESS: message".  Any
+ * client can make a line per connection of these, so a connection
+ * refused at a limit is only counted, and one that ended in the middle
+ * of its request (the client left, or the sweeper cut it) is a debug
+ * line.
+ */
 static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
 	struct http_server *srv = cls;
 	struct strbuf msg = STRBUF_INIT;
+	enum log_level level = LOG_LEVEL_WARN;
 
+	if (strstr(fmt, "reached connection limit")) {
+		pthread_mutex_lock(&srv->conn_lock);
+		srv->n_refused++;
+		pthread_mutex_unlock(&srv->conn_lock);
+		return;
+	}
+	if (strstr(fmt, "when reading request") ||
+	    strstr(fmt, "closed by remote side"))
+		level = LOG_LEVEL_DEBUG;
 	strbuf_vaddf(&msg, fmt, ap);
 	while (msg.len && msg.buf[msg.len - 1] == '\n')
 		msg.buf[--msg.len] = '\0';
-	log_warn("http", "%s: %s", srv->listen, msg.buf);
+	log_msg(level, "http", "%s: %s", srv->listen, msg.buf);
 	strbuf_release(&msg);
 }
 
@@ -622,13 +790,19 @@ int http_server_start(struct http_server *srv)
 		MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)srv->threads,
 		MHD_OPTION_URI_LOG_CALLBACK, uri_cb, srv,
 		MHD_OPTION_NOTIFY_COMPLETED, completed_cb, srv,
+		MHD_OPTION_NOTIFY_CONNECTION, conn_cb, srv,
 		MHD_OPTION_STRICT_FOR_CLIENT, 1,
-		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)30,
-		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)1000,
+		MHD_OPTION_CONNECTION_TIMEOUT, srv->idle_timeout_s,
+		MHD_OPTION_CONNECTION_LIMIT, srv->max_conns,
+		MHD_OPTION_PER_IP_CONNECTION_LIMIT, srv->max_per_addr,
 		MHD_OPTION_END);
 	if (!srv->mhd)
 		return error("http", "%s: cannot listen: %s", srv->listen,
 			     errno ? strerror(errno) : "unknown error");
+	if (pthread_create(&srv->sweeper, NULL, sweeper_main, srv))
+		return error("http", "%s: cannot start the connection "
+			     "sweeper", srv->listen);
+	srv->sweeper_started = 1;
 	return 0;
 }
 
@@ -649,6 +823,14 @@ void http_server_free(struct http_server *srv)
 
 	if (!srv)
 		return;
+	if (srv->sweeper_started) {
+		pthread_mutex_lock(&srv->conn_lock);
+		srv->stopping = 1;
+		pthread_cond_signal(&srv->sweep_cond);
+		pthread_mutex_unlock(&srv->conn_lock);
+		pthread_join(srv->sweeper, NULL);
+	}
+	/* Closes every connection: conn_cb() frees them all. */
 	if (srv->mhd)
 		MHD_stop_daemon(srv->mhd);
 	for (i = 0; i < srv->ndbs; i++)
@@ -659,6 +841,8 @@ void http_server_free(struct http_server *srv)
 		free(srv->routes[r].pattern);
 	}
 	pthread_mutex_destroy(&srv->lock);
+	pthread_mutex_destroy(&srv->conn_lock);
+	pthread_cond_destroy(&srv->sweep_cond);
 	free(srv->listen);
 	free(srv->db_path);
 	free(srv);
@@ -723,6 +907,23 @@ void http_metrics_write(struct http_server *srv, struct strbuf *out)
 		stats_write(&srv->unmatched, "", "unmatched", out, part);
 	}
 	pthread_mutex_unlock(&srv->lock);
+
+	pthread_mutex_lock(&srv->conn_lock);
+	strbuf_addf(out, "# HELP kregress_http_connections Connections open "
+		    "now.\n"
+		    "# TYPE kregress_http_connections gauge\n"
+		    "kregress_http_connections %llu\n"
+		    "# HELP kregress_http_connections_refused_total "
+		    "Connections refused at a limit (in all or per "
+		    "address).\n"
+		    "# TYPE kregress_http_connections_refused_total counter\n"
+		    "kregress_http_connections_refused_total %llu\n"
+		    "# HELP kregress_http_header_timeouts_total Connections "
+		    "closed for headers not complete in time.\n"
+		    "# TYPE kregress_http_header_timeouts_total counter\n"
+		    "kregress_http_header_timeouts_total %llu\n",
+		    srv->n_conns, srv->n_refused, srv->n_header_timeouts);
+	pthread_mutex_unlock(&srv->conn_lock);
 }
 
 const char *http_method(struct http_request *req)

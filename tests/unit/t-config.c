@@ -86,6 +86,9 @@ static void test_example(void)
 	is_int(cfg->mail.policy, CONFIG_MAIL_OUTBOX, "mail policy");
 	is_int(cfg->limits.workers, 2, "workers");
 	is_int(cfg->limits.log_max_bytes, 16777216, "log_max_bytes");
+	is_int(cfg->limits.api_connections_per_address, 64,
+	       "api_connections_per_address");
+	is_int(cfg->limits.api_header_timeout_s, 10, "api_header_timeout_s");
 out:
 	config_free(cfg);
 	strbuf_release(&path);
@@ -119,6 +122,12 @@ static void test_defaults(void)
 	       "outbox under state_dir");
 	is_int(cfg->limits.workers, 2, "default workers");
 	is_int(cfg->limits.boot_timeout_s, 300, "default boot timeout");
+	is_int(cfg->limits.api_connections, 1000, "default API connections");
+	is_int(cfg->limits.api_connections_per_address, 64,
+	       "default API connections per address");
+	is_int(cfg->limits.api_header_timeout_s, 10,
+	       "default header deadline");
+	is_int(cfg->limits.api_idle_timeout_s, 30, "default idle timeout");
 	config_free(cfg);
 
 	cfg = good("{\"state_dir\": \"state\", \"api\": {\"listen\": "
@@ -273,6 +282,12 @@ static void test_bad(void)
 	    "empty path");
 	bad("{\"state_dir\": \"a\\u0000b\"}", "config.json: line 1 column 24: "
 	    "NUL character (\\u0000) in a string", "NUL in a string");
+	bad("{\"limits\": {\"api_connections\": 8}}", "config.json: "
+	    "limits.api_connections: 8 is out of range (16 to 100000)",
+	    "too few API connections");
+	bad("{\"limits\": {\"api_header_timeout_s\": 0}}", "config.json: "
+	    "limits.api_header_timeout_s: 0 is out of range (1 to 3600)",
+	    "no header deadline");
 }
 
 static void test_token_file(void)
