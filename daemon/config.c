@@ -540,41 +540,6 @@ static int parse_listen(struct config_api *api)
 	return 0;
 }
 
-/*
- * Reads the file at path, at most max bytes, into out; -1 with
- * "PATH: reason" appended to why.
- */
-static int read_file(const char *path, size_t max, struct strbuf *out,
-		     struct strbuf *why)
-{
-	char chunk[65536];
-	ssize_t n;
-	int fd, ret = -1;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		strbuf_addf(why, "%s: %s", path, strerror(errno));
-		return -1;
-	}
-	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			strbuf_addf(why, "%s: %s", path, strerror(errno));
-			goto out;
-		}
-		if (out->len + n > max) {
-			strbuf_addf(why, "%s: larger than %zu bytes", path, max);
-			goto out;
-		}
-		strbuf_add(out, chunk, n);
-	}
-	ret = 0;
-out:
-	close(fd);
-	return ret;
-}
-
 /* First line of a token file, without surrounding blanks. */
 static int read_token_file(struct cctx *c, const char *path, char **out)
 {
@@ -582,7 +547,7 @@ static int read_token_file(struct cctx *c, const char *path, char **out)
 	const char *s, *e;
 	int ret = -1;
 
-	if (read_file(path, TOKEN_MAX_BYTES, &text, &why)) {
+	if (strbuf_read_file_why(&text, path, TOKEN_MAX_BYTES, &why)) {
 		cerr(c, "%s", why.buf);
 		goto out;
 	}
@@ -1426,7 +1391,7 @@ int config_load(const char *path, struct config **out, struct strbuf *err)
 	struct strbuf sb = STRBUF_INIT;
 	int ret = -1;
 
-	if (!read_file(path, CONFIG_MAX_BYTES, &sb, err))
+	if (!strbuf_read_file_why(&sb, path, CONFIG_MAX_BYTES, err))
 		ret = config_parse(sb.buf, sb.len, path, out, err);
 	strbuf_release(&sb);
 	return ret;
