@@ -45,7 +45,7 @@ build_user_setup
 tree=$(linux_tree) || skip_all "no linux-source-6.1 tarball to import"
 base=$(git -C "$tree" rev-parse HEAD)
 
-plan 32
+plan 33
 
 # series_of MSGID: the id of the series of the thread with that Message-ID
 series_of() {
@@ -245,6 +245,9 @@ case $st in
 *) r=1 ;;
 esac
 ok $r "a patch that panics: boot-failed with the panic line"
+is "$(sql "SELECT group_concat(DISTINCT status) FROM boot WHERE series_id =
+	$panic AND side = 'patched' AND status != 'running'")" panic \
+	"its patched boots are recorded as panics, on either arch"
 is "$(sql "SELECT count(*) FROM comparison WHERE series_id = $panic")" 0 \
 	"and no performance verdict"
 
