@@ -724,7 +724,8 @@ static void print_comparison(json_t *c)
 	json_t *params = json_object_get(c, "params");
 	char *ptext = NULL;
 
-	snprintf(name, sizeof(name), "%s/%s", str(c, "workload"),
+	snprintf(name, sizeof(name), "%s%s/%s",
+		 num(c, "is_primary") ? "* " : "", str(c, "workload"),
 		 str(c, "metric"));
 	snprintf(n, sizeof(n), "%lld/%lld", num(c, "n_base"),
 		 num(c, "n_new"));
@@ -850,7 +851,8 @@ int cli_results_print(json_t *doc, long long id, int json)
 	       "count for no change): P < alpha exactly when\nthe CI excludes "
 	       "0; P ADJ: adjusted over the series' metrics by "
 	       "stats.fdr_method;\nP HOLM: Holm-adjusted, what an e-mail "
-	       "report goes by\n");
+	       "report goes by; *: a primary metric, what its\nworkload "
+	       "measures (a run stops when these are decided)\n");
 	return CLI_OK;
 }
 

@@ -341,7 +341,8 @@ int db_series_get(struct db *db, long long id, json_t **out)
 		  "c.ci_low_pct, c.ci_high_pct, c.p_value, c.p_adjusted, "
 		  "c.p_holm, c.verdict, c.flags, c.is_primary "
 		  "FROM comparison c LEFT JOIN host h ON h.id = c.host_id "
-		  "WHERE c.series_id = ?1 ORDER BY c.id" },
+		  "WHERE c.series_id = ?1 ORDER BY c.run_id, c.is_primary "
+		  "DESC, c.id" },
 	};
 	json_t *rows = NULL, *series = NULL, *part;
 	size_t i;
