@@ -524,7 +524,7 @@ static int parse_listen(struct config_api *api)
 	}
 	errno = 0;
 	port = strtol(colon + 1, &end, 10);
-	if (errno || *end || end == colon + 1 || port < 1 || port > 65535)
+	if (errno || *end || end == colon + 1 || port < 0 || port > 65535)
 		return -1;
 	api->host = xstrdup(host);
 	api->port = (int)port;
@@ -645,7 +645,7 @@ static int load_api(struct cctx *c, json_t *root, struct config *cfg)
 		goto out;
 	if (parse_listen(&cfg->api)) {
 		check_value(c, "listen", 0, "not HOST:PORT (an IPv4 address, "
-			    "[IPv6] or localhost, and a port 1-65535)");
+			    "[IPv6] or localhost, and a port 0-65535)");
 		goto out;
 	}
 	if (load_tokens(c, api, &cfg->api) ||

@@ -412,9 +412,9 @@ static int run(struct config *cfg)
 	}
 	if (bg_start(cfg))
 		goto stop;
-	log_info("kregressd", "ready: pid %ld, %d worker%s, lease %d s, "
-		 "owner %s", (long)getpid(), n, n == 1 ? "" : "s", lease_s,
-		 owner);
+	log_info("kregressd", "ready: pid %ld, API port %d, %d worker%s, "
+		 "lease %d s, owner %s", (long)getpid(), api_port(api), n,
+		 n == 1 ? "" : "s", lease_s, owner);
 
 	while (!stopping) {
 		struct signalfd_siginfo si;

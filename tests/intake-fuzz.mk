@@ -53,5 +53,3 @@ check-fuzz:: $(FUZZ_DIR)/fuzz-mbox
 	$(call fuzz_run,fuzz-mbox,tests/fixtures/mail/*.mbox \
 		tests/fixtures/mail/seeds/*.txt tests/fuzz/regress/*)
 .PHONY: check-fuzz
-
-DEBIAN_PACKAGES += clang

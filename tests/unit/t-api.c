@@ -22,6 +22,7 @@
 #include "client.h"
 #include "db.h"
 #include "db_series.h"
+#include "dbquery.h"
 #include "strbuf.h"
 #include "tap.h"
 
@@ -99,19 +100,6 @@ static int raw(const char *request, size_t len, struct strbuf *out)
 	return 0;
 }
 
-static long long count(const char *sql)
-{
-	sqlite3_stmt *st;
-	long long v = -1;
-
-	if (sqlite3_prepare_v2(db_sqlite(db), sql, -1, &st, NULL) != SQLITE_OK)
-		return -1;
-	if (sqlite3_step(st) == SQLITE_ROW)
-		v = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return v;
-}
-
 static const char mbox[] =
 	"From 1234 Mon Sep 17 00:00:00 2001\n"
 	"From: A Developer <dev@example.org>\n"
@@ -158,7 +146,7 @@ static void test_auth(void)
 	   "401 carries WWW-Authenticate");
 	ok(strstr(out.buf, "application/json") != NULL, "401 is JSON");
 	strbuf_release(&out);
-	is_int(count("SELECT count(*) FROM series"), 0,
+	is_int(q_int(db, "SELECT count(*) FROM series"), 0,
 	       "refused submissions wrote nothing");
 }
 
@@ -213,9 +201,9 @@ static void test_bad_bodies(void)
 		   cases[i].what);
 		json_decref(doc);
 	}
-	is_int(count("SELECT count(*) FROM series"), 0,
+	is_int(q_int(db, "SELECT count(*) FROM series"), 0,
 	       "bad bodies wrote no series");
-	is_int(count("SELECT count(*) FROM job"), 0, "... and no job");
+	is_int(q_int(db, "SELECT count(*) FROM job"), 0, "... and no job");
 }
 
 static void test_oversized(void)
@@ -265,9 +253,9 @@ static void test_oversized(void)
 	memcpy(big, "From: x\n\n", 9);
 	is_int(req("POST", "/api/v1/series", TOKEN, "application/mbox", big,
 		   BODY_MAX, NULL), 202, "body of exactly the cap: 202");
-	is_int(count("SELECT count(*) FROM series"), 1,
+	is_int(q_int(db, "SELECT count(*) FROM series"), 1,
 	       "only the body within the cap was stored");
-	is_int(count("SELECT length(mbox) FROM series"), BODY_MAX,
+	is_int(q_int(db, "SELECT length(mbox) FROM series"), BODY_MAX,
 	       "... completely");
 	db_exec(db, "DELETE FROM series");
 	strbuf_release(&out);
@@ -308,12 +296,12 @@ static long long submit_ok(void)
 	ok(strstr(out.buf, want) != NULL, "202 carries Location");
 	strbuf_release(&out);
 
-	is_int(count("SELECT count(*) FROM series"), 3, "three series stored");
-	is_int(count("SELECT count(*) FROM job WHERE kind = 'fetch' AND "
+	is_int(q_int(db, "SELECT count(*) FROM series"), 3, "three series stored");
+	is_int(q_int(db, "SELECT count(*) FROM job WHERE kind = 'fetch' AND "
 		     "state = 'queued'"), 3, "one queued fetch job each");
-	is_int(count("SELECT count(DISTINCT series_id) FROM job"), 3,
+	is_int(q_int(db, "SELECT count(DISTINCT series_id) FROM job"), 3,
 	       "... for three different series");
-	is_int(count("SELECT length(mbox) FROM series WHERE source_url IS "
+	is_int(q_int(db, "SELECT length(mbox) FROM series WHERE source_url IS "
 		     "NULL"), strlen(mbox), "the mbox is stored whole");
 	return id1;
 }
@@ -527,7 +515,7 @@ static void test_metrics(void)
 static void test_atomic_submit(void)
 {
 	json_t *doc;
-	long long before = count("SELECT count(*) FROM series");
+	long long before = q_int(db, "SELECT count(*) FROM series");
 
 	db_exec(db, "CREATE TRIGGER no_jobs BEFORE INSERT ON job BEGIN "
 		    "SELECT RAISE(ABORT, 'test: job table refuses'); END");
@@ -535,7 +523,7 @@ static void test_atomic_submit(void)
 	       "submit with a failing job insert: 500");
 	is_str(err_code(doc), "database", "500 error code");
 	json_decref(doc);
-	is_int(count("SELECT count(*) FROM series"), before,
+	is_int(q_int(db, "SELECT count(*) FROM series"), before,
 	       "no series row without its job");
 	db_exec(db, "DROP TRIGGER no_jobs");
 	is_int(post_json(TOKEN, "{\"url\":\"https://x/atomic\"}", NULL), 202,
@@ -557,8 +545,8 @@ static void *submitter(void *arg)
 /* Four clients at once: every worker thread writes on its connection. */
 static void test_concurrent(void)
 {
-	long long series0 = count("SELECT count(*) FROM series");
-	long long jobs0 = count("SELECT count(*) FROM job");
+	long long series0 = q_int(db, "SELECT count(*) FROM series");
+	long long jobs0 = q_int(db, "SELECT count(*) FROM job");
 	long accepted[4] = { 0 };
 	pthread_t t[4];
 	int i;
@@ -569,11 +557,11 @@ static void test_concurrent(void)
 		pthread_join(t[i], NULL);
 	is_int(accepted[0] + accepted[1] + accepted[2] + accepted[3], 100,
 	       "100 concurrent submissions: all 202");
-	is_int(count("SELECT count(*) FROM series") - series0, 100,
+	is_int(q_int(db, "SELECT count(*) FROM series") - series0, 100,
 	       "... 100 new series");
-	is_int(count("SELECT count(*) FROM job") - jobs0, 100,
+	is_int(q_int(db, "SELECT count(*) FROM job") - jobs0, 100,
 	       "... and 100 new jobs");
-	is_int(count("SELECT count(*) FROM series s WHERE source_url = "
+	is_int(q_int(db, "SELECT count(*) FROM series s WHERE source_url = "
 		     "'https://x/concurrent' AND (SELECT count(*) FROM job j "
 		     "WHERE j.series_id = s.id) = 1"), 100,
 	       "... exactly one job per series");

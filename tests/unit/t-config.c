@@ -141,6 +141,12 @@ static void test_defaults(void)
 	is_int(cfg->hosts[0].arch, CONFIG_ARCH_ARM64,
 	       "default host takes the configured arch");
 	config_free(cfg);
+
+	cfg = good("{\"api\": {\"listen\": \"127.0.0.1:0\"}}", "port 0");
+	if (!cfg)
+		return;
+	is_int(cfg->api.port, 0, "port 0: the kernel picks a free one");
+	config_free(cfg);
 	config_free(NULL);
 }
 
@@ -203,10 +209,10 @@ static void test_bad(void)
 	    "boolean for a string");
 	bad("{\"api\": {\"listen\": \"8080\"}}", "config.json: api.listen: "
 	    "not HOST:PORT (an IPv4 address, [IPv6] or localhost, and a port "
-	    "1-65535)", "listen without host");
+	    "0-65535)", "listen without host");
 	bad("{\"api\": {\"listen\": \"127.0.0.1:99999\"}}", "config.json: "
 	    "api.listen: not HOST:PORT (an IPv4 address, [IPv6] or "
-	    "localhost, and a port 1-65535)", "port out of range");
+	    "localhost, and a port 0-65535)", "port out of range");
 	bad("{\"api\": {\"tokens\": [{\"name\": \"x\", "
 	    "\"value\": \"short\"}]}}",
 	    "config.json: api.tokens[0].value: token too short (at least 16 "
