@@ -4,7 +4,8 @@
  * Routes: POST/GET /api/v1/series, GET /api/v1/series/{id},
  * GET /api/v1/series/{id}/samples (raw samples, keyset pages by sample
  * id: ?after=ID&limit=N, at most 10000 a page; filters run, workload,
- * metric), GET /api/v1/health, GET /metrics.  Write routes need a bearer token,
+ * metric), GET /api/v1/health, GET /metrics; the dashboard's routes
+ * (api_web.h) and its pages and files (web.h).  Write routes need a bearer token,
  * compared in constant time against the configured ones.  Every error is
  * {"error":{"code":...,"message":...}} with its HTTP status.
  */
@@ -26,6 +27,11 @@ struct api_opts {
 	size_t n_url_allowlist;
 	size_t body_max;	/* bytes; 0 = 8 MiB */
 	unsigned threads;	/* worker threads; 0 = 4 */
+	/* The dashboard (api_web.h, web.h): its files (NULL = none), the
+	 * directory console logs must be under, stats.threshold_pct. */
+	const char *web_dir;
+	const char *state_dir;
+	double threshold_pct;
 };
 
 /*
@@ -36,7 +42,9 @@ int api_start_opts(const struct api_opts *opts, struct api **out);
 
 /*
  * api_start_opts() with the address, tokens, body cap, URL allowlist and
- * database of kregressd's configuration (api.*, url_allowlist, database).
+ * database of kregressd's configuration (api.*, url_allowlist, database),
+ * its state_dir and stats.threshold_pct, and the dashboard web_find_dir()
+ * finds.
  */
 int api_start(const struct config *cfg, struct api **out);
 

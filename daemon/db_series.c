@@ -79,7 +79,16 @@ out:
 
 #define SERIES_LIST_COLUMNS \
 	"id, subject, author, list, version, total, status, status_reason, " \
-	"source_url, created_at, updated_at"
+	"source_url, created_at, updated_at, " \
+	"(SELECT name FROM tree WHERE tree.id = series.tree_id) AS tree, " \
+	"(SELECT json_group_array(DISTINCT arch) FROM series_build " \
+	" WHERE series_id = series.id) AS arches, " \
+	"(SELECT json_group_object(verdict, n) FROM (SELECT verdict, " \
+	" count(*) AS n FROM comparison WHERE series_id = series.id " \
+	" GROUP BY verdict)) AS verdicts, " \
+	"(SELECT json_group_object(verdict, n) FROM (SELECT verdict, " \
+	" count(*) AS n FROM comparison WHERE series_id = series.id " \
+	" AND is_primary GROUP BY verdict)) AS primary_verdicts"
 
 int db_series_list(struct db *db, const struct series_filter *f,
 		   json_t **items, long long *next_before)
@@ -97,7 +106,13 @@ int db_series_list(struct db *db, const struct series_filter *f,
 		"(?3 IS NULL OR instr(lower(author), lower(?3)) > 0) AND "
 		"(?4 IS NULL OR instr(lower(subject), lower(?4)) > 0) AND "
 		"(?5 IS NULL OR id < ?5) AND "
-		"(?6 IS NULL OR id > ?6) "
+		"(?6 IS NULL OR id > ?6) AND "
+		"(?9 IS NULL OR tree_id IN (SELECT id FROM tree "
+		" WHERE name = ?9)) AND "
+		"(?10 IS NULL OR EXISTS (SELECT 1 FROM series_build sb "
+		" WHERE sb.series_id = series.id AND sb.arch = ?10)) AND "
+		"(?11 IS NULL OR EXISTS (SELECT 1 FROM comparison c "
+		" WHERE c.series_id = series.id AND c.verdict = ?11)) "
 		"ORDER BY id DESC LIMIT ?7 OFFSET ?8";
 	sqlite3_stmt *st = NULL;
 	json_t *rows = json_array();
@@ -119,8 +134,14 @@ int db_series_list(struct db *db, const struct series_filter *f,
 		sqlite3_bind_int64(st, 6, f->after);
 	sqlite3_bind_int64(st, 7, (long long)f->limit + 1);
 	sqlite3_bind_int64(st, 8, f->offset);
+	db_bind_text_or_null(st, 9, f->tree);
+	db_bind_text_or_null(st, 10, f->arch);
+	db_bind_text_or_null(st, 11, f->verdict);
 	if (db_json_collect(db, st, rows))
 		goto out;
+	db_json_parse_member(rows, "arches");
+	db_json_parse_member(rows, "verdicts");
+	db_json_parse_member(rows, "primary_verdicts");
 
 	*next_before = page_cut(rows, f->limit);
 	*items = rows;
