@@ -1,0 +1,265 @@
+// browser.cjs - the dashboard in Debian's chromium, driven by
+// playwright-core (no browser download): what a user sees and does.
+//
+//   node browser.cjs   with SRV (the daemon's URL), OUT (a directory for
+//                      screenshots), EXPECT (a JSON file the shell test
+//                      wrote from the database) and CHROMIUM
+//
+// Prints one line per check, "PASS\tdescription" or
+// "FAIL\tdescription\twhat was wrong", for t-dashboard-browser.sh to
+// count.  Every page is loaded in a fresh context with the console,
+// page errors, failed requests and HTTP errors recorded.
+'use strict';
+const fs = require('fs');
+const path = require('path');
+const { chromium } = require('playwright-core');
+
+const SRV = process.env.SRV;
+const OUT = process.env.OUT;
+const EXPECT = JSON.parse(fs.readFileSync(process.env.EXPECT, 'utf8'));
+
+function report(ok, desc, why) {
+	console.log((ok ? 'PASS' : 'FAIL') + '\t' + desc +
+		    (ok ? '' : '\t' + String(why).replace(/\s+/g, ' ')));
+}
+
+function same(got, want, desc) {
+	const g = JSON.stringify(got), w = JSON.stringify(want);
+	report(g === w, desc, 'got ' + g + ', wanted ' + w);
+}
+
+// A page with everything that went wrong on it recorded in p.problems.
+async function open(browser, url, opt) {
+	const ctx = await browser.newContext(Object.assign({
+		viewport: { width: 1366, height: 768 } }, opt || {}));
+	const p = await ctx.newPage();
+	p.problems = [];
+	p.on('console', (m) => {
+		if (m.type() === 'error' || m.type() === 'warning')
+			p.problems.push('console ' + m.type() + ': ' + m.text());
+	});
+	p.on('pageerror', (e) => p.problems.push('page error: ' + e.message));
+	p.on('requestfailed', (r) => p.problems.push('failed: ' + r.url() +
+		' ' + (r.failure() || {}).errorText));
+	p.on('response', (r) => {
+		if (r.status() >= 400)
+			p.problems.push('HTTP ' + r.status() + ': ' + r.url());
+	});
+	await p.goto(SRV + url);
+	await ready(p);
+	return p;
+}
+
+async function ready(p) {
+	await p.waitForFunction(() => document.documentElement.dataset.ready,
+				null, { timeout: 30000 });
+}
+
+async function shot(p, name) {
+	await p.screenshot({ path: path.join(OUT, name + '.png'),
+			     fullPage: false });
+}
+
+// Same-origin links of the page answer 200; others are only counted.
+async function links(p, desc) {
+	const hrefs = await p.$$eval('a[href]', (as) => as.map((a) => a.href));
+	const bad = [];
+	let local = 0;
+	for (const h of [...new Set(hrefs)]) {
+		if (!h.startsWith(SRV + '/'))
+			continue;
+		local++;
+		const r = await p.request.get(h);
+		if (r.status() !== 200)
+			bad.push(h + ' ' + r.status());
+	}
+	report(local > 0 && !bad.length, desc + ': its ' + local +
+	       ' links resolve', bad.join(', ') || 'no links');
+}
+
+async function main() {
+	fs.mkdirSync(OUT, { recursive: true });
+	const browser = await chromium.launch({
+		executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+		args: ['--headless', '--no-sandbox', '--disable-gpu',
+		       '--disable-background-networking',
+		       '--disable-component-update', '--disable-sync',
+		       '--no-first-run'],
+	});
+	try {
+		await pages(browser);
+		await seriesPage(browser);
+		await listPage(browser);
+		await keyboard(browser);
+		await themes(browser);
+	} finally {
+		await browser.close();
+	}
+}
+
+// Every page loads cleanly and its links resolve.
+async function pages(browser) {
+	const urls = ['/', '/hosts', '/trends',
+		'/trends?tree=linux-6.1&arch=x86_64&metric=mremap/move_pud',
+		'/compare', '/compare?a=' + EXPECT.compare[0] + '&b=' +
+		EXPECT.compare[1]].concat(EXPECT.series.map((s) =>
+			'/series/' + s));
+	for (const u of urls) {
+		const p = await open(browser, u);
+		same(p.problems, [], u + ' loads with no console error and ' +
+		     'no failed request');
+		const main = await p.$eval('main', (m) => m.innerText);
+		report(!/No page at|Loading…/.test(main) && main.length > 40,
+		       u + ' shows its content', main.slice(0, 200));
+		if (u !== '/compare' && u !== '/trends')
+			await links(p, u);
+		await shot(p, 'page' + u.replace(/[^a-z0-9]+/gi, '-'));
+		await p.context().close();
+	}
+}
+
+// The plots: exactly one point per complete boot per side.
+async function seriesPage(browser) {
+	const p = await open(browser, '/series/' + EXPECT.plotted);
+	const plots = await p.evaluate(() => window.kregressPlots
+		.filter((x) => x.el.isConnected)
+		.map((x) => ({ run: x.run, key: x.key,
+			base: x.u.data[1].filter((v) => v !== null).length,
+			patched: x.u.data[2].filter((v) => v !== null).length })));
+	for (const [run, want] of Object.entries(EXPECT.runs)) {
+		const mine = plots.filter((x) => x.run === Number(run));
+		same(mine.length, want.metrics, 'run ' + run + ': a plot per ' +
+		     'metric of its complete boots');
+		const wrong = mine.filter((x) => x.base !== want.base ||
+					  x.patched !== want.patched);
+		report(mine.length && !wrong.length, 'run ' + run + ': every ' +
+		       'plot has one point per complete boot, ' + want.base +
+		       ' base and ' + want.patched + ' patched',
+		       JSON.stringify(wrong.slice(0, 3)));
+	}
+	const clocks = await p.$$eval('section.run h2', (hs) =>
+		hs.map((x) => x.textContent));
+	report(clocks.length && clocks.every((t) =>
+		t.includes('instruction time (emulated)')),
+	       'each run names its clock', clocks.join(' | '));
+	const tables = await p.$$eval('section.run table.cmp', (ts) =>
+		ts.map((t) => [...t.querySelectorAll('tbody tr')].map((r) =>
+			r.classList.contains('primary'))));
+	report(tables.length && tables.every((f) => f[0] &&
+		f.indexOf(false) === f.lastIndexOf(true) + 1),
+	       'primary metrics come first in each run\'s table',
+	       JSON.stringify(tables));
+	// The table sorts by a column when its header is pressed.
+	const col = async () => p.$$eval('section.run:first-of-type table.cmp ' +
+		'tbody td.c-chg', (tds) => tds.map((t) => t.textContent));
+	await p.click('section.run:first-of-type table.cmp th:nth-child(5) ' +
+		      'button');
+	const sorted = await col();
+	const vals = sorted.filter((t) => t !== '—').map(parseFloat);
+	report(vals.every((v, i) => !i || vals[i - 1] <= v),
+	       'the comparisons table sorts by change', sorted.join(' '));
+	const cis = await p.$$eval('svg.ci', (s) => s.map((x) =>
+		x.getAttribute('aria-label')));
+	report(cis.length && cis.every((l) => /against ±3%/.test(l)),
+	       'each interval is drawn against ±T', cis.slice(0, 2).join(' | '));
+	// A boot's console log is one click away.
+	await p.click('details.boots summary');
+	const [resp] = await Promise.all([
+		p.waitForEvent('response', (r) => /\/console$/.test(r.url())),
+		p.click('details.boots a.console'),
+	]);
+	report(resp.status() === 200 && /text\/plain/.test(
+		resp.headers()['content-type']), 'a console log opens',
+		resp.status());
+	await shot(p, 'series-console');
+	await p.context().close();
+}
+
+async function rows(p) {
+	return p.$$eval('table.list tbody tr[data-href]',
+			(rs) => rs.map((r) => r.dataset.href));
+}
+
+// Filters and search change the list and the URL.
+async function listPage(browser) {
+	const p = await open(browser, '/');
+	same(await rows(p), EXPECT.all.map((i) => '/series/' + i),
+	     'the list shows every series, newest first');
+	await p.selectOption('#f-verdict', 'regression');
+	await ready(p);
+	same(await rows(p), ['/series/' + EXPECT.regression],
+	     'verdict=regression leaves the regressed series');
+	report(/verdict=regression/.test(p.url()), 'the URL holds the filter',
+	       p.url());
+	await p.reload();
+	await ready(p);
+	same(await rows(p), ['/series/' + EXPECT.regression],
+	     'the filtered URL reloads to the same list');
+	await p.click('a.clear');
+	await ready(p);
+	await p.fill('#search', 'panic');
+	await p.press('#search', 'Enter');
+	await ready(p);
+	same(await rows(p), ['/series/' + EXPECT.panic],
+	     'searching "panic" finds the series that panics');
+	await p.selectOption('#f-status', 'does-not-apply');
+	await ready(p);
+	same(await rows(p), [], 'search and status combine (AND)');
+	await p.goBack();
+	await ready(p);
+	same(await rows(p), ['/series/' + EXPECT.panic],
+	     'Back returns to the previous filter');
+	await shot(p, 'list-search');
+	same(p.problems, [], 'filtering made no console error');
+	await p.context().close();
+}
+
+// j/k move through the list, Enter opens, / searches.
+async function keyboard(browser) {
+	const p = await open(browser, '/');
+	await p.keyboard.press('j');
+	await p.keyboard.press('j');
+	await p.keyboard.press('k');
+	const sel = await p.$$eval('tr.selected', (r) =>
+		r.map((x) => x.dataset.href));
+	same(sel, ['/series/' + EXPECT.all[0]], 'j j k selects the first row');
+	await Promise.all([p.waitForURL('**/series/' + EXPECT.all[0]),
+			   p.keyboard.press('Enter')]);
+	await ready(p);
+	report(true, 'Enter opens the selected series');
+	await p.goto(SRV + '/');
+	await ready(p);
+	await p.keyboard.press('/');
+	same(await p.evaluate(() => document.activeElement.id), 'search',
+	     '/ puts the cursor in the search box');
+	const unnamed = await p.$$eval('input, select, button', (els) =>
+		els.filter((e) => !(e.labels && e.labels.length) &&
+			   !e.getAttribute('aria-label') &&
+			   !e.textContent.trim()).map((e) => e.outerHTML));
+	same(unnamed, [], 'every control has an accessible name');
+	await p.context().close();
+}
+
+// Light, dark and a wide screen: screenshots, and nothing overflows.
+async function themes(browser) {
+	for (const [name, opt] of [
+		['dark', { colorScheme: 'dark' }],
+		['wide', { viewport: { width: 2560, height: 1440 } }],
+		['laptop', { viewport: { width: 1366, height: 768 } }]]) {
+		for (const u of ['/', '/series/' + EXPECT.plotted]) {
+			const p = await open(browser, u, opt);
+			const over = await p.evaluate(() =>
+				document.documentElement.scrollWidth >
+				document.documentElement.clientWidth);
+			report(!over, name + ' ' + u + ': no sideways scrolling',
+			       'the page is wider than the window');
+			await shot(p, name + u.replace(/[^a-z0-9]+/gi, '-'));
+			await p.context().close();
+		}
+	}
+}
+
+main().catch((e) => {
+	report(false, 'the browser test ran to its end', e.stack || e);
+	process.exitCode = 1;
+});
