@@ -59,3 +59,5 @@ install-web: $(WEB_FILES)
 	install -m 644 $(WEB_ASSETS) $(WEB_ASSETS:%=%.gz) \
 		$(DESTDIR)$(DATADIR)/web/assets/
 .PHONY: install-web
+
+BENCHMARKS += $(CURDIR)/tests/bench/dashboard-bench.sh
