@@ -7,7 +7,9 @@
 # (tests/web/browser.cjs): no console error and no failed request on any
 # page, every same-origin link resolves, the series page plots exactly
 # one point per complete boot per side (counted here from the database),
-# filters and search change the list and the URL, j/k/Enter and / work,
+# a series whose work runs updates in place (the test changes its rows),
+# nothing jumps while a page loads, filters and search change the list
+# and the URL, j/k/Enter and / work,
 # and light, dark, laptop and wide screens are photographed into
 # $KREGRESS_BUILD/test-artefacts/dashboard/.
 set -u
@@ -40,6 +42,7 @@ for (run,) in q("SELECT id FROM run WHERE series_id = %d" % plotted):
                 "b.run_id = %d AND b.status = 'ok'" % run)[0][0]
     runs[run] = {"base": ok.get("base", 0), "patched": ok.get("patched", 0),
                  "metrics": metrics}
+broken = q("SELECT id FROM series WHERE status = 'build-failed'")[0][0]
 compare = q("SELECT b.build_id, p.build_id FROM series_build b JOIN "
             "series_build p ON p.series_id = b.series_id AND "
             "p.arch = b.arch WHERE b.side = 'base' AND "
@@ -49,13 +52,16 @@ print(json.dumps({
     "all": [r[0] for r in q("SELECT id FROM series ORDER BY id DESC")],
     "plotted": plotted, "runs": runs, "compare": list(compare),
     "regression": plotted,
+    "building": broken, "building_build": q(
+        "SELECT build_id FROM series_build WHERE series_id = %d AND "
+        "side = 'patched'" % broken)[0][0],
     "panic": q("SELECT id FROM series WHERE subject LIKE '%panic%'")[0][0],
 }))
 PY
 ok $? "the expected counts, from the database"
 
 rm -rf "$OUT"
-SRV=$SRV OUT=$OUT EXPECT=$tmp/expect.json CHROMIUM=$CHROMIUM \
+SRV=$SRV OUT=$OUT EXPECT=$tmp/expect.json DB=$db CHROMIUM=$CHROMIUM \
 	NODE_PATH=$NPM timeout 600 node "$KREGRESS_SRC/tests/web/browser.cjs" \
 	>"$tmp/results" 2>"$tmp/node.err"
 rc=$?

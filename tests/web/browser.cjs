@@ -3,13 +3,16 @@
 //
 //   node browser.cjs   with SRV (the daemon's URL), OUT (a directory for
 //                      screenshots), EXPECT (a JSON file the shell test
-//                      wrote from the database) and CHROMIUM
+//                      wrote from the database), DB (the daemon's
+//                      database, which the live-progress check changes
+//                      with sqlite3) and CHROMIUM
 //
 // Prints one line per check, "PASS\tdescription" or
 // "FAIL\tdescription\twhat was wrong", for t-dashboard-browser.sh to
 // count.  Every page is loaded in a fresh context with the console,
 // page errors, failed requests and HTTP errors recorded.
 'use strict';
+const { execFileSync } = require('child_process');
 const fs = require('fs');
 const path = require('path');
 const { chromium } = require('playwright-core');
@@ -91,6 +94,8 @@ async function main() {
 		await seriesPage(browser);
 		await listPage(browser);
 		await keyboard(browser);
+		await live(browser);
+		await shifts(browser);
 		await themes(browser);
 	} finally {
 		await browser.close();
@@ -240,6 +245,67 @@ async function keyboard(browser) {
 	await p.context().close();
 }
 
+function sql(q) {
+	return execFileSync('sqlite3', ['-cmd', '.timeout 10000',
+					process.env.DB, q]).toString().trim();
+}
+
+// A series whose work runs updates in place, without a reload.
+async function live(browser) {
+	const id = EXPECT.building, build = EXPECT.building_build;
+	const was = sql('SELECT series.status || \'|\' || coalesce(objects_compiled, ' +
+			'\'NULL\') FROM series, build WHERE series.id = ' + id +
+			' AND build.id = ' + build).split('|');
+	sql("UPDATE series SET status = 'building' WHERE id = " + id);
+	try {
+		const p = await open(browser, '/series/' + id);
+		await p.evaluate(() => { window.notReloaded = true; });
+		report(await p.$eval('details:has(#h-progress)', (d) => d.open),
+		       'a series being built shows its progress open');
+		sql('UPDATE build SET objects_compiled = 4321 WHERE id = ' + build);
+		const seen = await p.waitForFunction(() =>
+			document.body.innerText.includes('4321'), null,
+			{ timeout: 30000 }).then(() => true, () => false);
+		report(seen && await p.evaluate(() => window.notReloaded),
+		       'a build\'s progress shows up without a reload');
+		sql("UPDATE series SET status = 'build-failed' WHERE id = " + id);
+		const final = await p.waitForFunction(() =>
+			document.querySelector('.badges').innerText
+				.includes('build-failed'), null,
+			{ timeout: 30000 }).then(() => true, () => false);
+		report(final, 'the final status shows up without a reload');
+		same(p.problems, [], 'updating made no console error');
+		await p.context().close();
+	} finally {
+		sql("UPDATE series SET status = '" + was[0] + "' WHERE id = " + id);
+		sql('UPDATE build SET objects_compiled = ' + was[1] +
+		    ' WHERE id = ' + build);
+	}
+}
+
+// Nothing jumps while the data comes in (cumulative layout shift).
+async function shifts(browser) {
+	for (const u of ['/', '/series/' + EXPECT.plotted]) {
+		const ctx = await browser.newContext({
+			viewport: { width: 1366, height: 768 } });
+		const p = await ctx.newPage();
+		await p.addInitScript(() => {
+			window.cls = 0;
+			new PerformanceObserver((l) => {
+				for (const e of l.getEntries())
+					if (!e.hadRecentInput)
+						window.cls += e.value;
+			}).observe({ type: 'layout-shift', buffered: true });
+		});
+		await p.goto(SRV + u);
+		await ready(p);
+		const cls = await p.evaluate(() => window.cls);
+		report(cls < 0.1, u + ': the layout does not jump while it ' +
+		       'loads (shift ' + cls.toFixed(3) + ' < 0.1)', cls);
+		await ctx.close();
+	}
+}
+
 // Light, dark and a wide screen: screenshots, and nothing overflows.
 async function themes(browser) {
 	for (const [name, opt] of [
@@ -260,6 +326,6 @@ async function themes(browser) {
 }
 
 main().catch((e) => {
-	report(false, 'the browser test ran to its end', e.stack || e);
+	report(false, 'browser.cjs ran every check', e.stack || e);
 	process.exitCode = 1;
 });

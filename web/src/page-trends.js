@@ -1,5 +1,6 @@
 // page-trends.js - a metric over base commits for a tree, arch and host:
-// one chart per clock and params (never two clocks on one axis).
+// one chart per clock, params, host and plan (never two clocks on one
+// axis).
 import uPlot from 'uplot';
 import { get } from './api.js';
 import { h, fill, errorBox, navigate } from './dom.js';
@@ -57,8 +58,8 @@ export async function render(main) {
 	}
 	const groups = new Map();
 	for (const pt of t.points) {
-		const g = pt.clock + ' ' + JSON.stringify(pt.params) + ' ' +
-			  (pt.host || '') + ' ' + pt.unit;
+		const g = [pt.clock, JSON.stringify(pt.params), pt.host, pt.unit,
+			   pt.plan].join('\n');
 		if (!groups.has(g))
 			groups.set(g, []);
 		groups.get(g).push(pt);
@@ -75,6 +76,8 @@ export async function render(main) {
 			  clockLabel(pts[0].clock) + (pts[0].host ? ' · ' +
 			  pts[0].host : '')),
 			h('p', { class: 'params' }, params(pts[0].params)),
+			h('details', {}, h('summary', {}, 'plan'),
+			  h('pre', { class: 'wrap' }, pts[0].plan)),
 			box,
 			h('div', { class: 'table-wrap' }, h('table', { class: 'small' },
 			  h('thead', {}, h('tr', {}, ['Run started', 'Base commit',
