@@ -19,8 +19,25 @@ printf '%s\n' 15089 14056 25741 13838 14187 14778 14728 14418 15107 \
 	13998 >"$tmp/pud"
 "$K" compare "$tmp/control" "$tmp/pud" >"$tmp/out" 2>"$tmp/err"
 ok $? "002: compare two files of raw timings"
-grep -q 'improvement' "$tmp/out" && grep -q -- '-92.5%' "$tmp/out"
-ok $? "002: table says improvement, -92.5%"
+grep -Eq -- '^value +10/10 +196572 +14573 +-92\.4% +\[-93\.9%, -91\.7%\] .* improvement noisy$' "$tmp/out"
+ok $? "002: table row: medians, HL change -92.4%, its CI, improvement"
+# The printed numbers against each other: the HL change is the median of
+# the 100 pairwise ratios (to the printed 0.1%), not the ratio of the two
+# medians beside it (-92.6%), and the header and legend say so.
+$PY - "$tmp/control" "$tmp/pud" "$tmp/out" <<'EOF2'
+import re, statistics, sys
+c = [float(v) for v in open(sys.argv[1])]
+p = [float(v) for v in open(sys.argv[2])]
+row = [l for l in open(sys.argv[3]) if l.startswith("value ")][0].split()
+hl = statistics.median(y / x for x in c for y in p) - 1
+assert row[4] == "%+.1f%%" % (hl * 100), (row, hl)
+ratio = float(row[3]) / float(row[2]) - 1
+assert row[4] != "%+.1f%%" % (ratio * 100), (row, ratio)
+text = open(sys.argv[3]).read()
+assert "HL change" in text and "median base" in text, text
+assert "not the ratio of the\nmedians" in text, text
+EOF2
+ok $? "002: HL change is the median of the pairwise ratios, labelled so"
 "$K" compare --json "$tmp/control" "$tmp/pud" >"$tmp/j"
 ok $? "002: --json"
 [ "$(jget "$tmp/j" 'j["comparisons"][0]["verdict"]')" = improvement ] &&
@@ -98,6 +115,45 @@ ok $? "--budget 20, noisy 5 vs 5: inconclusive, continue"
 "$K" compare --json --budget 20 "$tmp/control" "$tmp/pud" >"$tmp/j"
 [ "$(jget "$tmp/j" 'round(j["comparisons"][0]["alpha"], 4)')" = 0.0131 ]
 ok $? "--budget 20 at 10 per side: the second look's alpha 0.0131"
+
+# Every verdict agrees with its numbers: p < alpha exactly when the CI
+# excludes 0, the estimate inside its CI, a summary's change the ratio of
+# the means it prints.
+agree() {	# agree JSON-FILE
+	$PY - "$1" <<'EOF2'
+import json, sys
+for c in json.load(open(sys.argv[1]))["comparisons"]:
+    if c["verdict"] == "insufficient-data":
+        continue
+    lo, hi = c["ci"]
+    sig = c["verdict"] in ("regression", "improvement", "likely-regression",
+                           "likely-improvement", "minor")
+    assert (c["p"] < c["alpha"]) == (lo > 0 or hi < 0) == sig, c
+    assert lo <= c["change"] <= hi, c
+    if c["center"] == "mean":
+        # the JSON has 10 significant digits
+        assert abs(c["change"] - (c["new"] / c["base"] - 1)) < 1e-9, c
+EOF2
+}
+"$K" compare --json "$tmp/control" "$tmp/pud" >"$tmp/j" && agree "$tmp/j"
+ok $? "002: the verdict agrees with its p and CI"
+"$K" compare --json "$tmp/base.json" "$tmp/new.json" >"$tmp/j" && agree "$tmp/j"
+ok $? "sample JSON: both verdicts agree with their p and CI"
+for s in 349.5,74.5,48:131,32.7,48 31831,4286,100:18193,4915,100 \
+	 237.383,31.288,95:218.911,54.306,69 258.065,19.97,61:241.522,19.3068,101 \
+	 237.383,31.288,95:112.298,0.36,80; do
+	"$K" compare --json --base "${s%%:*}" --new "${s##*:}" >"$tmp/j" &&
+		agree "$tmp/j" || break
+done
+ok $? "summaries of seeds 000 and 004: change = new/base - 1 of the means, p < alpha <=> CI excludes 0"
+"$K" compare --base 237.383,31.288,95 --new 218.911,54.306,69 >"$tmp/out"
+$PY - "$tmp/out" <<'EOF2'
+import sys
+row = [l for l in open(sys.argv[1]) if l.startswith("mean ")][0].split()
+assert row[4] == "%+.1f%%" % ((float(row[3]) / float(row[2]) - 1) * 100), row
+assert "mean base" in open(sys.argv[1]).read()
+EOF2
+ok $? "004: the printed change is the ratio of the printed means"
 
 # Bad input: clear errors, exit status 1 (2 for usage), no crash.
 bad() {	# bad PATTERN DESCRIPTION ARGS...

@@ -126,6 +126,8 @@ test "$(jget "$tmp/out" '[(c["metric"], c["verdict"]) for c in j["comparisons"]]
 ok $? "fill no-change twice, pass a regression"
 test "$(jget "$tmp/out" 'round(j["comparisons"][2]["change_pct"])')" = 20
 ok $? "pass: change +20%"
+test "$(jget "$tmp/out" 'all((c["p_value"] < 0.05) == (c["ci_low_pct"] > 0 or c["ci_high_pct"] < 0) and c["ci_low_pct"] <= c["change_pct"] <= c["ci_high_pct"] for c in j["comparisons"])')" = True
+ok $? "API: p_value < alpha exactly when the CI excludes 0, change_pct inside its CI"
 test "$(jget "$tmp/out" '[c["params"] for c in j["comparisons"]][:2]')" = \
 	"[{'mb': 16, 'order': 'forward'}, {'mb': 64, 'order': 'forward'}]"
 ok $? "params are JSON objects"
@@ -181,8 +183,50 @@ grep -q '^x86_64 tcg, real time: run 2 decided after 2 rounds (seed 7); boots: b
 ok $? "results: the analysed run with its boots"
 grep -q '^x86_64 tcg, real time: run 1 interrupted .*(not analyzed)$' "$tmp/out"
 ok $? "results: the interrupted run, not analysed"
-grep -Eq '^  thp-fault/pass +8/8 +99[0-9.]+ +119[0-9.]+ +\+20\.0% +\[\+19\.[0-9]%, \+20\.[0-9]%\] +0\.000155 +0\.000466 +0\.000466 +regression us$' "$tmp/out"
+grep -Eq '^  thp-fault/pass +8/8 +999 +1198\.8 +\+20\.0% +\[\+19\.0%, \+21\.0%\] +0\.000155 +0\.000466 +0\.000466 +regression us$' "$tmp/out"
 ok $? "results: pass 8/8, medians, +20.0%, CI, p, adjusted p, Holm p, regression"
+grep -q '^  METRIC .* BASE MEDIAN PATCHED MEDIAN HL CHANGE ' "$tmp/out" &&
+	grep -q 'not the ratio of the two medians' "$tmp/out"
+ok $? "results: the header and legend say medians and Hodges-Lehmann"
+# Every printed number against the samples and against the others: the
+# medians are medians of per-boot medians, HL CHANGE the median of the
+# pairwise ratios, the CI holds it, and P < alpha exactly when the CI
+# excludes 0 (the table rounds to what it prints).
+$PY - "$db" "$tmp/out" <<'PYEOF'
+import re, sqlite3, statistics, sys
+con = sqlite3.connect(sys.argv[1])
+rows = {}
+for w, m, params, side, boot, v in con.execute(
+        "SELECT s.workload, s.metric, s.params, b.side, b.id, s.value "
+        "FROM sample s JOIN boot b ON b.id = s.boot_id "
+        "WHERE b.run_id = 2 AND b.status = 'ok'"):
+    rows.setdefault((w + "/" + m, params), {}).setdefault(side, {}) \
+        .setdefault(boot, []).append(v)
+lines = open(sys.argv[2]).read().splitlines()
+checked = 0
+for i, l in enumerate(lines):
+    f = l.split()
+    if len(f) < 12 or "/" not in f[0] or f[1] != "8/8":
+        continue
+    params = "{}"
+    if i + 1 < len(lines) and lines[i + 1].strip().startswith("params "):
+        params = lines[i + 1].strip()[7:]
+    key = [k for k in rows if k[0] == f[0] and
+           k[1].replace(" ", "") == params.replace(" ", "")][0]
+    med = {s: [statistics.median(v) for v in rows[key][s].values()]
+           for s in ("base", "patched")}
+    assert f[2] == "%.5g" % statistics.median(med["base"]), (l, med)
+    assert f[3] == "%.5g" % statistics.median(med["patched"]), (l, med)
+    hl = statistics.median(y / x for x in med["base"]
+                           for y in med["patched"]) - 1
+    assert f[4] == "%+.1f%%" % (hl * 100), (l, hl)
+    lo, hi = (float(v.strip("[],%")) for v in (f[5], f[6]))
+    assert lo <= float(f[4].strip("%")) <= hi, l
+    assert (float(f[7]) < 0.05) == (lo > 0 or hi < 0), l
+    checked += 1
+assert checked == 3, checked
+PYEOF
+ok $? "results: medians, HL change, CI and P agree with the samples and each other"
 grep -q '^      params {"mb":64,"order":"forward"}$' "$tmp/out"
 ok $? "results: params under their metric"
 grep -q '^verdicts: 1 regression, 2 no-change$' "$tmp/out"
