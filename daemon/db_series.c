@@ -242,6 +242,24 @@ out:
 	return ret;
 }
 
+int db_series_exists(struct db *db, long long id, int *exists)
+{
+	static const char sql[] = "SELECT 1 FROM series WHERE id = ?1";
+	sqlite3_stmt *st;
+	int rc;
+
+	if (db_json_prepare(db, sql, &st))
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st);
+	db_json_done(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return error("db_series", "series %lld: %s", id,
+			     sqlite3_errmsg(db_sqlite(db)));
+	*exists = rc == SQLITE_ROW;
+	return 0;
+}
+
 int db_series_samples(struct db *db, long long series_id,
 		      const struct sample_filter *f, json_t **items,
 		      long long *next_after)
@@ -258,23 +276,20 @@ int db_series_samples(struct db *db, long long series_id,
 		"(?3 IS NULL OR s.workload = ?3) AND "
 		"(?4 IS NULL OR s.metric = ?4) AND s.id > ?5 "
 		"ORDER BY s.id LIMIT ?6";
-	static const char exists_sql[] =
-		"SELECT id FROM series WHERE id = ?1";
 	sqlite3_stmt *st = NULL;
-	json_t *rows = NULL;
-	int ret = -1;
+	json_t *rows = json_array();
+	int ret = -1, exists;
 
 	*items = NULL;
 	*next_after = 0;
 	if (db_json_read_begin(db))
 		return -1;
-	if (db_json_rows_by_id(db, exists_sql, series_id, &rows))
+	if (db_series_exists(db, series_id, &exists))
 		goto out;
-	if (!json_array_size(rows)) {
+	if (!exists) {
 		ret = 0;
 		goto out;
 	}
-	json_array_clear(rows);
 	if (db_json_prepare(db, sql, &st))
 		goto out;
 	sqlite3_bind_int64(st, 1, series_id);

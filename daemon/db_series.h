@@ -56,6 +56,9 @@ int db_series_list(struct db *db, const struct series_filter *f,
  */
 int db_series_get(struct db *db, long long id, json_t **out);
 
+/* Whether series id exists: 0 and *exists, or -1 (logged). */
+int db_series_exists(struct db *db, long long id, int *exists);
+
 struct sample_filter {
 	long long run;		/* run id; 0 = every run */
 	const char *workload;	/* exact; NULL = any */

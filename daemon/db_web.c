@@ -15,6 +15,7 @@
 #include "analyze.h"
 #include "db.h"
 #include "db_json.h"
+#include "db_series.h"
 #include "db_web.h"
 #include "log.h"
 #include "strbuf.h"
@@ -165,6 +166,21 @@ static json_t *feed_metrics(struct feed *f)
 	return out;
 }
 
+/* The metrics of a prepared, bound feed statement (see feed_read()). */
+static int feed_metrics_of(struct db *db, sqlite3_stmt *st, json_t **out)
+{
+	struct feed f;
+	int ret = -1;
+
+	feed_init(&f);
+	if (!feed_read(db, st, &f)) {
+		*out = feed_metrics(&f);
+		ret = *out ? 0 : -1;
+	}
+	feed_release(&f);
+	return ret;
+}
+
 #define FEED_COLUMNS \
 	"b.id, b.side = 'patched', s.workload, s.metric, s.params, s.unit, " \
 	"s.direction, s.is_primary, s.value "
@@ -178,21 +194,14 @@ static int run_metrics(struct db *db, long long run_id, json_t **out)
 		"SELECT " FEED_COLUMNS "FROM boot b JOIN sample s ON "
 		"s.boot_id = b.id WHERE b.run_id = ?1 AND b.status = 'ok' "
 		FEED_ORDER;
-	sqlite3_stmt *st = NULL;
-	struct feed f;
-	int ret = -1;
+	sqlite3_stmt *st;
+	int ret;
 
-	feed_init(&f);
 	if (db_json_prepare(db, sql, &st))
-		goto out;
+		return -1;
 	sqlite3_bind_int64(st, 1, run_id);
-	if (feed_read(db, st, &f))
-		goto out;
-	*out = feed_metrics(&f);
-	ret = *out ? 0 : -1;
-out:
+	ret = feed_metrics_of(db, st, out);
 	db_json_done(st);
-	feed_release(&f);
 	return ret;
 }
 
@@ -331,13 +340,11 @@ static int compare_metrics(struct db *db, long long a, long long b,
 		"(" SIDE(1) " OR " SIDE(2) ") " FEED_ORDER;
 #undef SIDE
 	json_t *host = json_object_get(group, "host_id");
-	sqlite3_stmt *st = NULL;
-	struct feed f;
-	int ret = -1;
+	sqlite3_stmt *st;
+	int ret;
 
-	feed_init(&f);
 	if (db_json_prepare(db, sql, &st))
-		goto out;
+		return -1;
 	sqlite3_bind_int64(st, 1, a);
 	sqlite3_bind_int64(st, 2, b);
 	if (json_is_integer(host))
@@ -347,13 +354,8 @@ static int compare_metrics(struct db *db, long long a, long long b,
 	sqlite3_bind_text(st, 5, json_string_value(json_object_get(group,
 			  "clock")), -1, SQLITE_STATIC);
 	sqlite3_bind_int(st, 6, DB_WEB_COMPARE_BOOTS);
-	if (feed_read(db, st, &f))
-		goto out;
-	*out = feed_metrics(&f);
-	ret = *out ? 0 : -1;
-out:
+	ret = feed_metrics_of(db, st, out);
 	db_json_done(st);
-	feed_release(&f);
 	return ret;
 }
 
@@ -445,24 +447,22 @@ int db_web_console(struct db *db, long long boot_id, int *found,
 
 int db_web_notifications(struct db *db, long long series_id, json_t **out)
 {
-	static const char exists_sql[] = "SELECT id FROM series WHERE id = ?1";
 	/* Every column, so that what the report stage adds shows. */
 	static const char sql[] =
 		"SELECT * FROM notification WHERE series_id = ?1 ORDER BY id";
 	json_t *rows = NULL, *row;
 	size_t i;
-	int ret = -1;
+	int ret = -1, exists;
 
 	*out = NULL;
 	if (db_json_read_begin(db))
 		return -1;
-	if (db_json_rows_by_id(db, exists_sql, series_id, &rows))
+	if (db_series_exists(db, series_id, &exists))
 		goto out;
-	if (!json_array_size(rows)) {
+	if (!exists) {
 		ret = 0;
 		goto out;
 	}
-	json_decref(rows);
 	if (db_json_rows_by_id(db, sql, series_id, &rows))
 		goto out;
 	json_array_foreach(rows, i, row)
