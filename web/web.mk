@@ -24,7 +24,8 @@ $(WEB_NPM)/.installed: web/package.json web/package-lock.json
 	$(quiet) NPM $(WEB_NPM)
 	@mkdir -p $(WEB_NPM)
 	$(Q)cp web/package.json web/package-lock.json $(WEB_NPM)/
-	$(Q)cd $(WEB_NPM) && npm ci --no-audit --no-fund --loglevel=error
+	$(Q)cd $(WEB_NPM) && npm ci --prefer-offline --no-audit --no-fund \
+		--loglevel=error
 	@touch $@
 
 $(WEB_OUT)/assets/app.js: $(WEB_SRC) $(WEB_NPM)/.installed
