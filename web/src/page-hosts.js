@@ -1,7 +1,7 @@
 // page-hosts.js - each host: probe, health, capacity, calibration.
 import { get } from './api.js';
 import { h, fill, errorBox } from './dom.js';
-import { time, statusBadge } from './fmt.js';
+import { time } from './fmt.js';
 
 export async function render(main) {
 	document.title = 'Hosts · kregress';
@@ -25,8 +25,9 @@ export async function render(main) {
 		h('td', {}, (x.cpu_model || '?') + ', ' + (x.cpus ?? '?') +
 		  ' CPUs, ' + (x.memory_mib ?? '?') + ' MiB',
 		  h('div', { class: 'sub' }, 'probed ', time(x.probed_at))),
-		h('td', {}, statusBadge(x.healthy ? 'done' : 'failed'),
-		  ' ' + (x.healthy ? 'healthy' : x.health_reason || 'unhealthy')),
+		h('td', {}, x.healthy ? h('span', { class: 'badge s-good' },
+		  'healthy') : [h('span', { class: 'badge s-bad' }, 'unhealthy'),
+		  h('div', { class: 'sub' }, x.health_reason || '')]),
 		h('td', {}, x.running + ' of ' + x.capacity + ' running'),
 		h('td', {}, x.boots),
 		h('td', {}, x.calibration ? JSON.stringify(x.calibration) :
