@@ -28,6 +28,7 @@
 #include "http.h"
 #include "jobq.h"
 #include "log.h"
+#include "stage_analyze.h"
 #include "strbuf.h"
 #include "web.h"
 
@@ -490,7 +491,7 @@ int api_start_opts(const struct api_opts *opts, struct api **out)
 		die("api", "out of memory");
 	pthread_rwlock_init(&api->lock, NULL);
 	api->access = access_new(opts);
-	api->dash = api_web_new(opts->state_dir, opts->threshold_pct);
+	api->dash = api_web_new(opts->state_dir, opts->stats);
 	if (opts->web_dir && web_new(opts->web_dir, &api->web)) {
 		api_stop(api);
 		return -1;
@@ -555,7 +556,6 @@ static void opts_from_config(const struct config *cfg, struct api_opts *o)
 	o->listen = cfg->api.listen;
 	o->db_path = cfg->database;
 	o->state_dir = cfg->state_dir;
-	o->threshold_pct = cfg->stats.threshold_pct;
 	o->tokens = tokens;
 	o->n_tokens = cfg->api.n_tokens;
 	/* An empty allowlist in the file means no URL at all. */
@@ -573,9 +573,13 @@ int api_start(const struct config *cfg, struct api **out)
 {
 	struct api_opts o = { 0 };
 	char web_dir[PATH_MAX];
+	struct stats_opts stats;
+	enum analyze_fdr fdr;
 	int ret;
 
 	opts_from_config(cfg, &o);
+	stage_analyze_options(cfg, &stats, &fdr);
+	o.stats = &stats;
 	if (!web_find_dir(web_dir, sizeof(web_dir)))
 		o.web_dir = web_dir;
 	else

@@ -16,6 +16,7 @@
 
 struct api;
 struct config;
+struct stats_opts;
 
 struct api_opts {
 	const char *listen;	/* host:port; NULL = 127.0.0.1:8080 */
@@ -31,10 +32,11 @@ struct api_opts {
 	unsigned max_connections, max_per_address;
 	unsigned header_timeout_s, idle_timeout_s;
 	/* The dashboard (api_web.h, web.h): its files (NULL = none), the
-	 * directory console logs must be under, stats.threshold_pct. */
+	 * directory console logs must be under, the statistics options
+	 * (stage_analyze_options(); NULL = stats.c's defaults). */
 	const char *web_dir;
 	const char *state_dir;
-	double threshold_pct;
+	const struct stats_opts *stats;
 };
 
 /*
@@ -46,8 +48,8 @@ int api_start_opts(const struct api_opts *opts, struct api **out);
 /*
  * api_start_opts() with the address, tokens, body cap, URL allowlist,
  * connection limits and database of kregressd's configuration (api.*,
- * url_allowlist, limits.api_*, database), its state_dir and
- * stats.threshold_pct, and the dashboard web_find_dir() finds.
+ * url_allowlist, limits.api_*, database), its state_dir and stats.*,
+ * and the dashboard web_find_dir() finds.
  */
 int api_start(const struct config *cfg, struct api **out);
 

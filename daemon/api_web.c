@@ -19,15 +19,17 @@
 #include "db_web.h"
 #include "http.h"
 #include "log.h"
+#include "stats.h"
 #include "strbuf.h"
 #include "web.h"
 
 struct api_web {
 	char *state_dir;	/* resolved (realpath); NULL: none */
-	double threshold_pct;
+	struct stats_opts stats;
 };
 
-struct api_web *api_web_new(const char *state_dir, double threshold_pct)
+struct api_web *api_web_new(const char *state_dir,
+			    const struct stats_opts *stats)
 {
 	struct api_web *w = calloc(1, sizeof(*w));
 
@@ -39,7 +41,10 @@ struct api_web *api_web_new(const char *state_dir, double threshold_pct)
 			log_warn("api", "%s: %m: no console log will be "
 				 "served", state_dir);
 	}
-	w->threshold_pct = threshold_pct;
+	if (stats)
+		w->stats = *stats;
+	else
+		stats_opts_init(&w->stats);
 	return w;
 }
 
@@ -102,7 +107,7 @@ static void get_run(struct http_request *req, void *arg)
 		return;
 	}
 	json_object_set_new(run, "threshold_pct",
-			    json_real(w->threshold_pct));
+			    json_real(100 * w->stats.threshold));
 	reply_json(req, run);
 }
 
@@ -169,6 +174,7 @@ static long long build_arg(struct http_request *req, const char *name)
 
 static void compare(struct http_request *req, void *arg)
 {
+	struct api_web *w = arg;
 	long long a, b;
 	json_t *out;
 	struct db *db;
@@ -187,7 +193,7 @@ static void compare(struct http_request *req, void *arg)
 	db = http_db(req);
 	if (!db)
 		return;
-	if (db_web_compare(db, a, b, &out)) {
+	if (db_web_compare(db, a, b, &w->stats, &out)) {
 		http_reply_error(req, 500, "database",
 				 "the builds could not be compared");
 		return;
@@ -197,6 +203,9 @@ static void compare(struct http_request *req, void *arg)
 				 "no build %lld or no build %lld", a, b);
 		return;
 	}
+	json_object_set_new(out, "threshold_pct",
+			    json_real(100 * w->stats.threshold));
+	json_object_set_new(out, "alpha", json_real(w->stats.alpha));
 	reply_json(req, out);
 }
 

@@ -7,6 +7,7 @@
  * which boot each value came from; the feed records the boot ids in the
  * same order, one per (metric, boot) the set closes.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +19,7 @@
 #include "db_series.h"
 #include "db_web.h"
 #include "log.h"
+#include "stats.h"
 #include "strbuf.h"
 
 /* The boot ids of one metric, per side, and whether it is primary. */
@@ -130,8 +132,36 @@ static json_t *side_json(const double *v, const long long *ids, size_t n)
 	return json_pack("{s:o,s:o}", "boots", boots, "values", values);
 }
 
-/* The metrics of a read feed as the API serves them. */
-static json_t *feed_metrics(struct feed *f)
+static json_t *real_or_null(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *pct_or_null(double fraction)
+{
+	return real_or_null(100 * fraction);
+}
+
+/* What stats.c said of a metric, with the keys of a comparison row. */
+static json_t *result_json(const struct stats_result *r)
+{
+	return json_pack("{s:I,s:I,s:o,s:o,s:o,s:o,s:o,s:o,s:s,s:s,s:s?}",
+		"n_base", (json_int_t)r->n_base, "n_new", (json_int_t)r->n_new,
+		"median_base", real_or_null(r->center_base),
+		"median_new", real_or_null(r->center_new),
+		"change_pct", pct_or_null(r->change),
+		"ci_low_pct", pct_or_null(r->ci_lo),
+		"ci_high_pct", pct_or_null(r->ci_hi),
+		"p_value", real_or_null(r->p),
+		"verdict", stats_verdict_str(r->verdict),
+		"flags", analyze_flags_str(r->flags), "test", r->test);
+}
+
+/*
+ * The metrics of a read feed as the API serves them; with compared, each
+ * with its "comparison" (analyze_set_compare() has run).
+ */
+static json_t *feed_metrics(struct feed *f, int compared)
 {
 	json_t *out = json_array();
 	size_t i;
@@ -155,26 +185,32 @@ static json_t *feed_metrics(struct feed *f)
 		}
 		params = json_loads(m->params, JSON_DECODE_ANY, NULL);
 		json_array_append_new(out, json_pack(
-			"{s:s,s:s,s:o,s:s,s:s,s:b,s:o,s:o}",
+			"{s:s,s:s,s:o,s:s,s:s,s:b,s:o,s:o,s:o?}",
 			"workload", m->workload, "metric", m->metric,
 			"params", params ? params : json_string(m->params),
 			"unit", m->unit,
 			"direction", analyze_direction_str(m->direction),
 			"is_primary", b->primary, "base", sides[0],
-			"patched", sides[1]));
+			"patched", sides[1], "comparison",
+			compared ? result_json(&m->r) : NULL));
 	}
 	return out;
 }
 
-/* The metrics of a prepared, bound feed statement (see feed_read()). */
-static int feed_metrics_of(struct db *db, sqlite3_stmt *st, json_t **out)
+/*
+ * The metrics of a prepared, bound feed statement (see feed_read()),
+ * each tested with o unless o is NULL.
+ */
+static int feed_metrics_of(struct db *db, sqlite3_stmt *st,
+			   const struct stats_opts *o, json_t **out)
 {
 	struct feed f;
 	int ret = -1;
 
 	feed_init(&f);
-	if (!feed_read(db, st, &f)) {
-		*out = feed_metrics(&f);
+	if (!feed_read(db, st, &f) &&
+	    (!o || !analyze_set_compare(&f.set, o))) {
+		*out = feed_metrics(&f, o != NULL);
 		ret = *out ? 0 : -1;
 	}
 	feed_release(&f);
@@ -200,7 +236,7 @@ static int run_metrics(struct db *db, long long run_id, json_t **out)
 	if (db_json_prepare(db, sql, &st))
 		return -1;
 	sqlite3_bind_int64(st, 1, run_id);
-	ret = feed_metrics_of(db, st, out);
+	ret = feed_metrics_of(db, st, NULL, out);
 	db_json_done(st);
 	return ret;
 }
@@ -325,7 +361,8 @@ out:
 
 /* The metrics of one compare group (see db_web_compare()). */
 static int compare_metrics(struct db *db, long long a, long long b,
-			   json_t *group, json_t **out)
+			   const struct stats_opts *o, json_t *group,
+			   json_t **out)
 {
 	/* A side's newest boots of the group: an index range each. */
 #define SIDE(n) \
@@ -354,12 +391,13 @@ static int compare_metrics(struct db *db, long long a, long long b,
 	sqlite3_bind_text(st, 5, json_string_value(json_object_get(group,
 			  "clock")), -1, SQLITE_STATIC);
 	sqlite3_bind_int(st, 6, DB_WEB_COMPARE_BOOTS);
-	ret = feed_metrics_of(db, st, out);
+	ret = feed_metrics_of(db, st, o, out);
 	db_json_done(st);
 	return ret;
 }
 
-int db_web_compare(struct db *db, long long a, long long b, json_t **out)
+int db_web_compare(struct db *db, long long a, long long b,
+		   const struct stats_opts *o, json_t **out)
 {
 	static const char build_sql[] =
 		"SELECT b.id, b.commit_id, b.arch, b.config_hash, b.status, "
@@ -401,7 +439,7 @@ int db_web_compare(struct db *db, long long a, long long b, json_t **out)
 	db_json_done(st);
 	st = NULL;
 	json_array_foreach(groups, i, g) {
-		if (compare_metrics(db, a, b, g, &metrics))
+		if (compare_metrics(db, a, b, o, g, &metrics))
 			goto out;
 		json_object_set_new(g, "metrics", metrics);
 	}

@@ -14,6 +14,7 @@
 #include <jansson.h>
 
 struct db;
+struct stats_opts;
 
 /* Boots per side and group that db_web_compare() reads, newest first. */
 #define DB_WEB_COMPARE_BOOTS	200
@@ -61,10 +62,15 @@ int db_web_hosts(struct db *db, json_t **out);
  * Builds a and b side by side: "a" and "b" (the build rows) and
  * "groups", one per (host, plan, clock) where both have complete boots,
  * each with "metrics" shaped as db_web_run()'s ("base" is a, "patched"
- * is b; at most DB_WEB_COMPARE_BOOTS newest boots a side).  *out is NULL
+ * is b; at most DB_WEB_COMPARE_BOOTS newest boots a side), each with its
+ * "comparison": stats.c's test of the per-boot values with o, under the
+ * keys of a comparison row (n, medians, change_pct, ci_low_pct,
+ * ci_high_pct, p_value, verdict, flags) and "test".  No p adjustment:
+ * this is one metric at a time, as `kregress compare`.  *out is NULL
  * when either build does not exist.
  */
-int db_web_compare(struct db *db, long long a, long long b, json_t **out);
+int db_web_compare(struct db *db, long long a, long long b,
+		   const struct stats_opts *o, json_t **out);
 
 /*
  * The console log path recorded for a boot (*path, to free; NULL when

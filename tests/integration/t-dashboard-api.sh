@@ -116,6 +116,22 @@ is "$(json "len(d['groups']), d['groups'][0]['host'], d['groups'][0]['clock'], d
 is "$(json "sorted(set(len(m['patched']['values']) for m in d['groups'][0]['metrics']))")" \
 	"[$(sql "SELECT count(*) FROM boot WHERE build_id = $patched AND status = 'ok'")]" \
 	"compare: every metric has a value per complete boot of b"
+check "compare: each metric has stats.c's test of the two builds" \
+	$PY -c "import json; d = json.load(open('$tmp/body'))
+for m in d['groups'][0]['metrics']:
+    c = m['comparison']
+    assert c['n_new'] == len(m['patched']['values']), m
+    assert c['verdict'] and c['test'], m
+assert d['threshold_pct'] == 3.0 and d['alpha'] == 0.05, d"
+pud=$(sql "SELECT build_id FROM series_build WHERE series_id = 2 AND arch = 'x86_64' AND side = 'patched'")
+get "/api/v1/compare?a=$base&b=$pud" >/dev/null
+is "$(json "[m['comparison']['verdict'] for m in d['groups'][0]['metrics'] if m['metric'] == 'move_pud']")" \
+	"['regression']" \
+	"compare: the base against the PUD revert's build is a regression on move_pud"
+get "/api/v1/compare?a=$base&b=$patched" >/dev/null
+is "$(json "[m['comparison']['verdict'] for m in d['groups'][0]['metrics'] if m['metric'] == 'move_pud']")" \
+	"['no-change']" \
+	"compare: the base against the comment-only change's build is not"
 is "$(get /api/v1/series/2/notifications)" 200 \
 	"GET /api/v1/series/2/notifications"
 is "$(json "d['items']")" "[]" "no mail was sent for series 2"

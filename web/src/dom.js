@@ -35,7 +35,9 @@ export function fill(el, ...kids) {
 	return el;
 }
 
+// What went wrong, in the page and (for whoever watches) on the console.
 export function errorBox(err) {
+	console.error(err);
 	return h('p', { class: 'error', role: 'alert' },
 		 err && err.message ? err.message : String(err));
 }

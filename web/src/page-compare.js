@@ -1,11 +1,9 @@
 // page-compare.js - two builds on the same host and plan, shown as the
-// series page shows base against patched (without a verdict: only a
-// series' analysis makes one).
+// series page shows base against patched, each metric tested by the API.
 import { get } from './api.js';
 import { h, fill, errorBox, navigate } from './dom.js';
-import { clockLabel, shortCommit, num, pct } from './fmt.js';
-import { cards } from './metrics.js';
-import { median } from './plot.js';
+import { clockLabel, shortCommit } from './fmt.js';
+import { cards, key, table } from './metrics.js';
 
 export async function render(main) {
 	document.title = 'Compare · kregress';
@@ -51,34 +49,37 @@ export async function render(main) {
 	}
 	const name = (b) => 'build ' + b.id + ' (' + b.arch + ' ' +
 		shortCommit(b.commit_id) + ')';
-	out.append(h('p', {}, 'A = ' + name(c.a) + ', B = ' + name(c.b) +
-		'. Points: each complete boot\'s median of its iterations, at ' +
-		'most the ' + c.boots_max + ' newest a side; no interval or ' +
-		'verdict, which only a series\' analysis makes.'));
+	out.append(h('p', {}, 'A = ' + name(c.a) + ' is shown as base, B = ' +
+		name(c.b) + ' as patched.  Each point is a complete boot\'s ' +
+		'median of its iterations (at most the ' + c.boots_max +
+		' newest a side); each metric is tested on its own at α = ' +
+		c.alpha + ' with the test a run\'s analysis uses, without a ' +
+		'run\'s adaptive design or an adjustment over metrics.'));
 	if (!c.groups.length)
 		out.append(h('p', { class: 'muted' }, 'These builds have no ' +
 			'complete boots on a common host and plan.'));
-	c.groups.forEach((g, gi) => {
-		const order = new Map();
-		for (const m of g.metrics)
-			for (const b of m.base.boots.concat(m.patched.boots))
-				order.set(b, b);
+	for (const g of c.groups) {
+		const rows = g.metrics.map((m) => Object.assign({
+			workload: m.workload, metric: m.metric, params: m.params,
+			is_primary: m.is_primary }, m.comparison));
+		const cmp = new Map(rows.map((r) =>
+			[key(r.workload, r.metric, r.params), r]));
+		rows.sort((x, y) => (y.is_primary ? 1 : 0) - (x.is_primary ? 1 : 0));
 		out.append(h('section', { class: 'run' },
 			h('h2', {}, (g.host || 'unknown host') + ' · ' +
 			  clockLabel(g.clock) + ' · ' + g.boots_a + ' boots of A, ' +
 			  g.boots_b + ' of B'),
 			h('details', {}, h('summary', {}, 'plan'),
 			  h('pre', { class: 'wrap' }, g.plan)),
-			h('ul', { class: 'legend' }, g.metrics.map((m) => {
-				const a = median(m.base.values), b = median(m.patched.values);
-				return h('li', {}, m.workload + '/' + m.metric + ': A ' +
-					num(a) + ', B ' + num(b) + ' ' + m.unit +
-					' (median of per-boot medians; ' +
-					pct(a ? (b / a - 1) * 100 : null) + ')');
-			})),
-			cards(g.metrics, { T: null, clock: g.clock,
+			table(rows),
+			h('p', { class: 'legend' }, 'Base: A, Patched: B; medians ' +
+			  'of the per-boot medians; Change and CI: percent of A, ' +
+			  'by ' + (rows[0] && rows[0].test || 'the test') +
+			  '; the strip under each plot draws the CI against ±T = ' +
+			  c.threshold_pct + '% (stats.threshold_pct).'),
+			cards(g.metrics, { cmp, T: c.threshold_pct, clock: g.clock,
 				xLabel: 'boot id', xOf: (b) => b })));
-	});
+	}
 }
 
 // The patched builds of two series on an arch they share.

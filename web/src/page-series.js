@@ -3,9 +3,9 @@
 // logs, the mails sent.
 import { get } from './api.js';
 import { h, fill, errorBox } from './dom.js';
-import { statusBadge, verdictBadge, topVerdict, time, num, pct, pval,
-	 params, clockLabel, shortCommit, FINAL, FLAG_TEXT } from './fmt.js';
-import { cards, key } from './metrics.js';
+import { statusBadge, verdictBadge, topVerdict, time, clockLabel,
+	 shortCommit, FINAL, FLAG_TEXT } from './fmt.js';
+import { cards, key, table } from './metrics.js';
 
 const POLL_MS = 5000;
 let timer = null;
@@ -161,62 +161,6 @@ function progressOf(el, s) {
 	     h('p', {}, 'Boots: ', Object.keys(boots).length ?
 	       Object.entries(boots).map(([side, v]) => side + ' ' +
 					 v.join(', ')).join('; ') : 'none yet')));
-}
-
-const COLS = [
-	{ k: 'metric', t: 'Metric', v: (c) => c.workload + '/' + c.metric },
-	{ k: 'n', t: 'N B/P', v: (c) => c.n_base, f: (c) => c.n_base + '/' + c.n_new },
-	{ k: 'base', t: 'Base', v: (c) => c.median_base, f: (c) => num(c.median_base) },
-	{ k: 'new', t: 'Patched', v: (c) => c.median_new, f: (c) => num(c.median_new) },
-	{ k: 'chg', t: 'Change', v: (c) => c.change_pct, f: (c) => pct(c.change_pct) },
-	{ k: 'ci', t: 'CI', v: (c) => c.ci_low_pct,
-	  f: (c) => c.ci_low_pct === null ? '—' :
-		'[' + pct(c.ci_low_pct) + ', ' + pct(c.ci_high_pct) + ']' },
-	{ k: 'p', t: 'P', v: (c) => c.p_value, f: (c) => pval(c.p_value) },
-	{ k: 'padj', t: 'P adj', v: (c) => c.p_adjusted, f: (c) => pval(c.p_adjusted) },
-	{ k: 'holm', t: 'P Holm', v: (c) => c.p_holm, f: (c) => pval(c.p_holm) },
-	{ k: 'verdict', t: 'Verdict', v: (c) => c.verdict, f: (c) => verdictBadge(c.verdict) },
-	{ k: 'flags', t: 'Flags', v: (c) => c.flags },
-];
-
-function table(cmps) {
-	let sort = null, dir = 1;
-	const body = h('tbody', {});
-	const ths = COLS.map((col) => h('th', { scope: 'col' },
-		h('button', { type: 'button', class: 'sort',
-			onclick: () => {
-				dir = sort === col ? -dir : 1;
-				sort = col;
-				draw();
-			} }, col.t)));
-	const draw = () => {
-		const rows = cmps.slice();
-		if (sort)
-			rows.sort((a, b) => {
-				const x = sort.v(a), y = sort.v(b);
-				if (x === y)
-					return 0;
-				if (x === null || x === undefined)
-					return 1;
-				if (y === null || y === undefined)
-					return -1;
-				return (x < y ? -1 : 1) * dir;
-			});
-		ths.forEach((th, i) => th.setAttribute('aria-sort',
-			COLS[i] === sort ? (dir > 0 ? 'ascending' : 'descending') :
-			'none'));
-		fill(body, rows.map((c) => h('tr', { class: c.is_primary ?
-			'primary' : null },
-			COLS.map((col) => h('td', { class: 'c-' + col.k },
-				col.f ? col.f(c) : col.v(c),
-				col.k === 'metric' ? h('div', { class: 'sub' },
-					(c.is_primary ? 'primary · ' : '') +
-					params(c.params)) : null)))));
-	};
-	draw();
-	const t = h('table', { class: 'cmp', 'aria-label': 'Comparisons' },
-		    h('thead', {}, h('tr', {}, ths)), body);
-	return h('div', { class: 'table-wrap' }, t);
 }
 
 function runsOf(el, s, runs) {
