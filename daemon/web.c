@@ -4,7 +4,8 @@
  * The files are read at start-up into a table of (name, type, body,
  * gzipped body, tags); a request only looks its name up in the table.
  * Asset names are single path segments of [A-Za-z0-9._-] that do not
- * start with a dot: anything else in the directory is skipped.
+ * start with a dot, of regular files (not links): anything else in the
+ * directory is skipped.
  */
 #include <dirent.h>
 #include <limits.h>
@@ -171,7 +172,7 @@ int web_new(const char *dir, struct web **out)
 			continue;
 		if (snprintf(path, sizeof(path), "%s/%s", assets,
 			     de->d_name) >= (int)sizeof(path) ||
-		    stat(path, &st) || !S_ISREG(st.st_mode))
+		    lstat(path, &st) || !S_ISREG(st.st_mode))
 			continue;
 		if (w->nassets == WEB_FILES_MAX) {
 			error("web", "%s: more than %d files", assets,
