@@ -93,6 +93,8 @@ async function main() {
 		await pages(browser);
 		await seriesPage(browser);
 		await listPage(browser);
+		await paging(browser);
+		await comparePage(browser);
 		await keyboard(browser);
 		await live(browser);
 		await shifts(browser);
@@ -216,6 +218,48 @@ async function listPage(browser) {
 	     'Back returns to the previous filter');
 	await shot(p, 'list-search');
 	same(p.problems, [], 'filtering made no console error');
+	await p.context().close();
+}
+
+// The list pages through older series and back.
+async function paging(browser) {
+	const p = await open(browser, '/?limit=2');
+	const all = EXPECT.all.map((i) => '/series/' + i);
+	same(await rows(p), all.slice(0, 2), 'limit=2: the two newest');
+	await p.click('a[rel=next]');
+	await ready(p);
+	same(await rows(p), all.slice(2, 4), 'Older: the next two');
+	await p.click('a[rel=next]');
+	await ready(p);
+	same(await rows(p), all.slice(4), 'Older again: the oldest');
+	report(!(await p.$('a[rel=next]')), 'the last page has no Older link');
+	await p.click('text=← Newest');
+	await ready(p);
+	same(await rows(p), all.slice(0, 2), 'Newest: back to the first page');
+	same(p.problems, [], 'paging made no console error');
+	await p.context().close();
+}
+
+// The compare page plots every complete boot of both builds.
+async function comparePage(browser) {
+	const [a, b] = EXPECT.compare;
+	const p = await open(browser, '/compare?a=' + a + '&b=' + b);
+	const api = await (await p.request.get(SRV + '/api/v1/compare?a=' + a +
+					       '&b=' + b)).json();
+	const want = api.groups.map((g) => [g.boots_a, g.boots_b]);
+	const got = await p.evaluate(() => window.kregressPlots
+		.filter((x) => x.el.isConnected)
+		.map((x) => [x.u.data[1].filter((v) => v !== null).length,
+			     x.u.data[2].filter((v) => v !== null).length]));
+	report(got.length && got.every((x) => x[0] === want[0][0] &&
+					x[1] === want[0][1]),
+	       'compare: each plot has a point per complete boot of A and B',
+	       JSON.stringify(got.slice(0, 3)) + ' want ' + JSON.stringify(want));
+	const pud = await p.$eval('table.cmp', (t) => [...t.querySelectorAll(
+		'tbody tr')].filter((r) => r.innerText.startsWith('mremap/move_pud'))
+		.map((r) => r.querySelector('td.c-verdict').innerText));
+	same(pud, ['regression'], 'compare: the PUD revert\'s build regresses ' +
+	     'move_pud against its base');
 	await p.context().close();
 }
 

@@ -9,7 +9,7 @@ const PAGE = 50;
 
 function state() {
 	const p = new URLSearchParams(location.search), s = {};
-	for (const k of FILTERS.concat(TEXT, ['before']))
+	for (const k of FILTERS.concat(TEXT, ['before', 'limit']))
 		if (p.get(k))
 			s[k] = p.get(k);
 	return s;
@@ -48,7 +48,7 @@ export async function render(main) {
 
 	const go = (next) => navigate(url(next));
 	const facets = get('facets').catch(() => ({}));
-	const list = get('series', Object.assign({ limit: PAGE }, s));
+	const list = get('series', Object.assign({ limit: PAGE }, s));	// ?limit= wins
 
 	const f = await facets;
 	const plural = { status: 'statuses', list: 'lists', tree: 'trees',
