@@ -292,19 +292,34 @@ static int is_patchbreak(const struct line *l)
 	return 1;
 }
 
-/* Adds the -p1 name of a header path (diff.h) to files, once. */
-static void add_file(char ***files, size_t *nr, struct diff_path path)
+/* Adds a file's path in the tree (diff.h) to files, once. */
+static void add_file(char ***files, size_t *nr, struct diff_path name)
 {
-	struct diff_path name = diff_path_strip1(path);
 	size_t i;
 
-	if (!name.p || !name.n || diff_path_is_null(path))
+	if (!name.p || !name.n)
 		return;
 	for (i = 0; i < *nr; i++)
 		if (strlen((*files)[i]) == name.n &&
 		    !memcmp((*files)[i], name.p, name.n))
 			return;
 	push_str(files, nr, xstrndup(name.p, name.n));
+}
+
+/* " (in mm/x.c, hunk @@ -1,3 +1,4 @@)" for what d's error is in. */
+static char *error_where(const struct diff *d, const char *buf)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct diff_path file, hunk;
+
+	diff_error_where(d, buf, &file, &hunk);
+	if (file.p)
+		strbuf_addf(&sb, " (in %.*s", (int)file.n, file.p);
+	if (file.p && hunk.p)
+		strbuf_addf(&sb, ", hunk %.*s", (int)hunk.n, hunk.p);
+	if (file.p)
+		strbuf_addch(&sb, ')');
+	return strbuf_detach(&sb, NULL);
 }
 
 /* The parts of one patch mail body. */
@@ -314,7 +329,8 @@ struct body_parts {
 	size_t diff_start, diff_end;	/* as diff.c cut it */
 	enum diff_error diff_error;	/* what diff.c found wrong, if any */
 	size_t diff_error_line;		/* in the diff */
-	char **files;			/* -p1 names of the new side */
+	char *diff_error_where;		/* " (in FILE, hunk @@ ...)", or "" */
+	char **files;			/* paths in the tree (diff.h) */
 	size_t nr_files;
 	char *from;			/* in-body From: value */
 	char *date;			/* in-body Date: value */
@@ -331,6 +347,7 @@ static void body_parts_release(struct body_parts *b)
 	free(b->from);
 	free(b->date);
 	free(b->subject);
+	free(b->diff_error_where);
 }
 
 static void body_split(const char *buf, size_t len, struct body_parts *b)
@@ -383,13 +400,10 @@ static void body_split(const char *buf, size_t len, struct body_parts *b)
 		b->diff_end = pos + d.end;
 		b->diff_error = d.error;
 		b->diff_error_line = d.error_line;
-		for (i = 0; i < d.nr_files; i++) {
-			const struct diff_file *f = &d.files[i];
-
-			if (f->git)
-				add_file(&b->files, &b->nr_files, f->git_new);
-			add_file(&b->files, &b->nr_files, f->new);
-		}
+		b->diff_error_where = error_where(&d, buf + pos);
+		for (i = 0; i < d.nr_files; i++)
+			add_file(&b->files, &b->nr_files,
+				 diff_file_path(&d.files[i]));
 	}
 	diff_release(&d);
 	/* trailing blank lines are not part of the message */
@@ -805,9 +819,10 @@ static struct series *build_revision(struct item *items, size_t nr, int v)
 		p = patch_new(it);
 		if (it->body.has_diff && it->body.diff_error != DIFF_OK)
 			problem(s, "v%d: patch %d/%d <%s>: %s at line %zu of "
-				"its diff", v, idx, total, it->m->message_id,
+				"its diff%s", v, idx, total, it->m->message_id,
 				diff_error_str(it->body.diff_error),
-				it->body.diff_error_line);
+				it->body.diff_error_line,
+				it->body.diff_error_where);
 		it->series = s;
 		if (by_index[idx]) {
 			/* a RESEND or a duplicate: the later one wins */
