@@ -124,6 +124,9 @@ static struct diff_file *file_add(struct scan *s, size_t off)
 
 	d->files = grow(d->files, d->nr_files, &s->alloc_files,
 			sizeof(*d->files));
+	/* the blank lines before a file are the one before it */
+	if (d->nr_files)
+		d->files[d->nr_files - 1].end = off;
 	f = &d->files[d->nr_files++];
 	memset(f, 0, sizeof(*f));
 	f->start = f->end = off;
@@ -806,7 +809,9 @@ int diff_scan(const char *buf, size_t len, struct diff *d)
 			f->end = d->end = pos = q;
 			continue;
 		} else if ((q = blank_run(&s, pos)) > pos) {
+			/* they count once what follows is taken */
 			pos = q;
+			continue;
 		} else {
 			break;
 		}

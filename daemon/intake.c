@@ -90,8 +90,12 @@ enum pipeline_result intake_fetch_stage(struct pipeline_ctx *ctx,
 		strbuf_addf(&out->reason, "no v%d in the thread", src.version);
 		goto out;
 	}
-	if (rev->status == SERIES_EMPTY) {
-		strbuf_addstr(&out->reason, "no patch in the thread");
+	for (i = 0; i < rev->nr_problems; i++)
+		log_info("intake", "series %lld: %s", job->series_id,
+			 rev->problems[i]);
+	if (rev->status == SERIES_EMPTY ||
+	    rev->status == SERIES_PULL_REQUEST) {
+		series_status_reason(rev, &out->reason);
 		goto out;
 	}
 	/* store what was found even when incomplete: it shows what is there */
@@ -105,10 +109,7 @@ enum pipeline_result intake_fetch_stage(struct pipeline_ctx *ctx,
 		goto out;
 	}
 	if (rev->status == SERIES_INCOMPLETE) {
-		strbuf_addstr(&out->reason, "missing");
-		for (i = 0; i < rev->nr_missing; i++)
-			strbuf_addf(&out->reason, " %d/%d", rev->missing[i],
-				    rev->total);
+		series_status_reason(rev, &out->reason);
 		out->fail_status = "incomplete";
 		goto out;
 	}

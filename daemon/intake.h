@@ -11,7 +11,8 @@
  *
  * Outcomes: PIPELINE_OK (series "fetched", next "apply"); PIPELINE_FAIL
  * with status "incomplete" (missing patches, named in the reason) or
- * "fetch-failed" (refused URL, no patch, unreadable mbox);
+ * "fetch-failed" (refused URL, no patch, a pull request instead of
+ * patches, unreadable mbox: series_status_reason() says which);
  * PIPELINE_RETRY when the fetch failed (network, HTTP error, timeout).
  */
 #ifndef KREGRESS_INTAKE_H
