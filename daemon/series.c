@@ -877,6 +877,16 @@ static void trailer_add(void *data, const char *name, size_t nn,
 	p->nr_trailers++;
 }
 
+void series_patch_add_trailer(struct series_patch *p, const char *name,
+			      const char *value, const char *message_id,
+			      int from_version)
+{
+	struct trailer_ctx ctx = { p, message_id ? message_id : "",
+				   from_version };
+
+	trailer_add(&ctx, name, strlen(name), value, strlen(value));
+}
+
 /*
  * A patch unchanged from an older revision (same fingerprint) keeps that
  * one's trailers, as b4 does; revs[0..n) oldest first.
@@ -900,13 +910,10 @@ static void carry_trailers(struct series **revs, size_t n)
 			for (t = 0; q && t < q->nr_trailers; t++) {
 				const struct series_trailer *tr =
 					&q->trailers[t];
-				struct trailer_ctx ctx = {
-					p, tr->message_id, tr->from_version ?
-					tr->from_version : q->version,
-				};
 
-				trailer_add(&ctx, tr->name, strlen(tr->name),
-					    tr->value, strlen(tr->value));
+				series_patch_add_trailer(p, tr->name, tr->value,
+					tr->message_id, tr->from_version ?
+					tr->from_version : q->version);
 			}
 		}
 	}

@@ -148,6 +148,14 @@ void series_subject_parse(const char *subject, struct series_subject *out);
 void series_subject_release(struct series_subject *s);
 
 /*
+ * Adds a trailer to p unless p has it already (same name and value):
+ * from_version 0 for one given to p, N for one carried over from vN.
+ */
+void series_patch_add_trailer(struct series_patch *p, const char *name,
+			      const char *value, const char *message_id,
+			      int from_version);
+
+/*
  * Appends to sb the commit message git-am would make: title, blank line,
  * message, then (when with_trailers) the reply trailers not already in
  * the message, each on its own line.
