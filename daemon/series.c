@@ -1302,7 +1302,7 @@ int series_build(const struct mail_box *box, struct series **out)
 	/* trailers from replies */
 	for (k = 0; k < nr; k++) {
 		struct item *it = &items[k], *t;
-		struct trailer_ctx ctx;
+		struct trailer_ctx ctx = { NULL, NULL, 0 };
 		long target;
 
 		if (it->kind != ITEM_REPLY && it->kind != ITEM_OTHER)
