@@ -24,4 +24,12 @@
 int plan_file_cmdline(const char *path, struct strbuf *out,
 		      unsigned int *memory_mib, unsigned int *vcpus);
 
+/*
+ * The same checks and rendering on len bytes of plan text, without I/O:
+ * 0, or -1 with the reason appended to err (not logged).
+ */
+int plan_file_text(const char *text, size_t len, struct strbuf *out,
+		   unsigned int *memory_mib, unsigned int *vcpus,
+		   struct strbuf *err);
+
 #endif

@@ -3,8 +3,9 @@
  * ephemeral port: every route, every error status, bad JSON, oversized
  * bodies (announced and chunked), wrong tokens, unknown ids and routes,
  * paging and filters, metrics, and that a failed submission writes
- * nothing.  Requests go through client.c (libcurl) or, where headers or
- * framing matter, a raw socket.
+ * nothing; targets with a NUL or a control character, and requests whose
+ * framing is ambiguous (smuggling).  Requests go through client.c
+ * (libcurl) or, where headers or framing matter, a raw socket.
  */
 #include <arpa/inet.h>
 #include <pthread.h>
@@ -98,6 +99,34 @@ static int raw(const char *request, size_t len, struct strbuf *out)
 		strbuf_add(out, buf, n);
 	close(fd);
 	return 0;
+}
+
+/* The status of a raw GET of target (sent as it is); *out the answer. */
+static int raw_get(const char *target, struct strbuf *out)
+{
+	struct strbuf r = STRBUF_INIT;
+	int status = -1;
+
+	strbuf_reset(out);
+	strbuf_addf(&r, "GET %s HTTP/1.1\r\nHost: x\r\nConnection: close"
+		    "\r\n\r\n", target);
+	if (!raw(r.buf, 0, out))
+		sscanf(out->buf, "HTTP/1.1 %d", &status);
+	strbuf_release(&r);
+	return status;
+}
+
+/* How many responses (status lines) out holds. */
+static int responses(const struct strbuf *out)
+{
+	const char *p = out->buf;
+	int n = 0;
+
+	while ((p = strstr(p, "HTTP/1.1 "))) {
+		n++;
+		p++;
+	}
+	return n;
 }
 
 static const char mbox[] =
@@ -374,6 +403,103 @@ static void test_routes(void)
 	strbuf_release(&out);
 }
 
+/*
+ * The router decodes each segment of the target as sent: a NUL or a
+ * control character is refused for every route (libmicrohttpd's decoded
+ * URL stops at a %00, so "ID%00/samples" used to read as "ID"), and an
+ * escaped '/' is not a separator.
+ */
+static void test_targets(long long id)
+{
+	struct strbuf out = STRBUF_INIT;
+	char t[128];
+
+	snprintf(t, sizeof(t), "/api/v1/series/%lld%%00/samples", id);
+	is_int(raw_get(t, &out), 400, "%%00 in a segment: 400, not the series");
+	ok(strstr(out.buf, "\"bad-path\"") &&
+	   strstr(out.buf, "a control character (%00)"),
+	   "... a bad-path error naming the byte");
+	snprintf(t, sizeof(t), "/api/v1/series/%lld%%00", id);
+	is_int(raw_get(t, &out), 400, "%%00 at the end of the path: 400");
+	snprintf(t, sizeof(t), "/api/v1/series/%lld%%0a", id);
+	is_int(raw_get(t, &out), 400, "%%0a in a segment: 400");
+	snprintf(t, sizeof(t), "/api/v1/series/%lld%%2", id);
+	is_int(raw_get(t, &out), 400, "malformed %%-escape: 400");
+	ok(strstr(out.buf, "a malformed %-escape") != NULL,
+	   "... named as such");
+	is_int(raw_get("/api/v1/series?status=queued%00x", &out), 400,
+	       "%%00 in a query argument: 400, not a cut-off filter");
+	snprintf(t, sizeof(t), "/api/v1/series/%lld%%2Fsamples", id);
+	is_int(raw_get(t, &out), 404, "%%2F is data, not a separator: 404");
+	snprintf(t, sizeof(t), "/api/v1/%%73eries/%lld", id);
+	is_int(raw_get(t, &out), 200, "an escaped letter still routes: 200");
+	snprintf(t, sizeof(t), "\"id\":%lld", id);
+	ok(strstr(out.buf, t) != NULL, "... to the series");
+	strbuf_release(&out);
+}
+
+/*
+ * Requests whose body length two parsers could read differently are
+ * refused whole, with the connection closed: the bytes after the first
+ * body are never served as a second request.
+ */
+static void test_framing(void)
+{
+	static const char smuggled[] =
+		"GET /api/v1/health HTTP/1.1\r\nHost: x\r\n"
+		"Connection: close\r\n\r\n";
+	/* Each ends with a header whose value is what a front end could
+	 * read as the body: the smuggled request, after an empty chunked
+	 * body when chunked. */
+	static const struct {
+		const char *headers, *what;
+		int chunked;
+	} framing[] = {
+		{ "Content-Length: 0\r\nContent-Length: ",
+		  "two Content-Length", 0 },
+		{ "Transfer-Encoding: chunked\r\nContent-Length: ",
+		  "Transfer-Encoding and Content-Length", 1 },
+		{ "Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked"
+		  "\r\nX-Length: ", "two Transfer-Encoding", 1 },
+		{ "Transfer-Encoding: identity\r\nX-Length: ",
+		  "Transfer-Encoding: identity", 0 },
+		{ "Content-Length : ", "a blank before the colon", 0 },
+	};
+	struct strbuf r = STRBUF_INIT, out = STRBUF_INIT;
+	size_t i;
+
+	for (i = 0; i < sizeof(framing) / sizeof(framing[0]); i++) {
+		const char *what = framing[i].what;
+		const char *end = framing[i].chunked ? "0\r\n\r\n" : "";
+
+		strbuf_reset(&r);
+		strbuf_reset(&out);
+		strbuf_addf(&r, "POST /api/v1/series HTTP/1.1\r\nHost: x\r\n"
+			    "Authorization: Bearer " TOKEN "\r\n"
+			    "Content-Type: application/json\r\n%s%zu\r\n"
+			    "\r\n%s%s", framing[i].headers,
+			    strlen(end) + strlen(smuggled), end, smuggled);
+		raw(r.buf, r.len, &out);
+		ok(!strncmp(out.buf, "HTTP/1.1 400", 12) &&
+		   strstr(out.buf, "\"bad-framing\"") &&
+		   strstr(out.buf, "Connection: close"),
+		   "%s: 400 bad-framing, connection closed", what);
+		is_int(responses(&out), 1, "%s: the request after it is not "
+		       "served", what);
+	}
+
+	/* Pipelining with one clear length: both requests answered. */
+	strbuf_reset(&r);
+	strbuf_reset(&out);
+	strbuf_addf(&r, "GET /api/v1/health HTTP/1.1\r\nHost: x\r\n"
+		    "Content-Length: 0\r\n\r\n%s", smuggled);
+	raw(r.buf, r.len, &out);
+	is_int(responses(&out), 2, "two pipelined requests with a clear "
+	       "length: both answered");
+	strbuf_release(&r);
+	strbuf_release(&out);
+}
+
 /* Walks every page of path with ?limit=; returns the number of items. */
 static int walk_pages(const char *query, int limit, int *pages,
 		      int *ordered)
@@ -624,6 +750,8 @@ int main(void)
 	id = submit_ok();
 	test_get(id);
 	test_routes();
+	test_targets(id);
+	test_framing();
 	test_list();
 	test_metrics();
 	test_atomic_submit();
