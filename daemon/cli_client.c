@@ -792,9 +792,9 @@ static void print_verdicts(json_t *cmp)
 
 /*
  * Per metric, the previous version's verdict and change next to this
- * one's ("since_previous" of the API); how many metrics.
+ * one's ("since_previous" of the API).
  */
-static size_t print_since_previous(json_t *doc)
+static void print_since_previous(json_t *doc)
 {
 	json_t *sp = json_object_get(doc, "since_previous"), *m;
 	json_t *params;
@@ -802,7 +802,7 @@ static size_t print_since_previous(json_t *doc)
 	size_t i;
 
 	if (!json_is_object(sp))
-		return 0;
+		return;
 	printf("since v%lld (series %lld, %s):\n", num(sp, "version"),
 	       num(sp, "series_id"), str(sp, "status"));
 	snprintf(pver, sizeof(pver), "v%lld", num(sp, "version"));
@@ -827,7 +827,6 @@ static size_t print_since_previous(json_t *doc)
 		       str(m, "previous_verdict") : "-", pchg,
 		       *str(m, "verdict") ? str(m, "verdict") : "-", chg);
 	}
-	return json_array_size(json_object_get(sp, "metrics"));
 }
 
 int cli_results_print(json_t *doc, long long id, int json)
