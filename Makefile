@@ -97,6 +97,7 @@ DEBIAN_PACKAGES += clang		# make check-fuzz (libFuzzer)
 DEBIAN_PACKAGES += wrk			# tests/bench/api-load.c
 DEBIAN_PACKAGES += python3-scipy python3-numpy	# stats/make-golden.py
 DEBIAN_PACKAGES += chromium		# t-dashboard-browser.sh (playwright-core)
+DEBIAN_PACKAGES += quilt		# tests/fixtures/diff/make-fixtures.sh
 
 # libkregress: daemon/ but for the two main()s, and proto/, the code that
 # is also compiled into the static guest programs (workloads/workloads.mk).

@@ -4,6 +4,7 @@
  * Rows become JSON objects generically (db_json.c): each column's
  * declared name is the key, its SQLite storage class picks the JSON type.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -13,6 +14,7 @@
 #include "db.h"
 #include "db_json.h"
 #include "db_series.h"
+#include "db_versions.h"
 #include "log.h"
 #include "pipeline.h"
 
@@ -153,6 +155,85 @@ out:
 	return ret;
 }
 
+/* "problems": the text of one problem a line, as an array. */
+static void problems_array(json_t *series)
+{
+	const char *text = json_string_value(json_object_get(series,
+							     "problems"));
+	json_t *a = json_array();
+	const char *nl;
+
+	while (text && *text) {
+		nl = strchr(text, '\n');
+		json_array_append_new(a, json_stringn(text, nl ?
+				      (size_t)(nl - text) : strlen(text)));
+		text = nl ? nl + 1 : "";
+	}
+	json_object_set_new(series, "problems", a);
+}
+
+static json_t *number_or_null(double v)
+{
+	return isnan(v) ? json_null() : json_real(v);
+}
+
+static json_t *str_or_null(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+/*
+ * "since_previous": db_versions_since_previous() as JSON, null without a
+ * previous version.
+ */
+static int since_previous(struct db *db, long long id, json_t *series)
+{
+	struct db_versions_since v;
+	json_t *obj, *metrics;
+	size_t i;
+
+	if (db_versions_since_previous(db, id, &v)) {
+		db_versions_since_release(&v);
+		return -1;
+	}
+	if (!v.previous_id) {
+		json_object_set_new(series, "since_previous", json_null());
+		return 0;
+	}
+	metrics = json_array();
+	for (i = 0; i < v.n; i++) {
+		const struct db_versions_metric *m = &v.metrics[i];
+		json_t *params = json_loads(m->params ? m->params : "{}",
+					    JSON_DECODE_ANY, NULL);
+
+		json_array_append_new(metrics, json_pack(
+			"{s:s?, s:s?, s:s?, s:o, s:s?, s:s?, s:o, s:o, s:o, "
+			"s:o, s:o, s:o, s:o, s:o}",
+			"arch", m->arch, "workload", m->workload,
+			"metric", m->metric,
+			"params", params ? params : json_string(m->params),
+			"unit", m->unit, "direction", m->direction,
+			"verdict", str_or_null(m->verdict),
+			"change_pct", number_or_null(m->change_pct),
+			"ci_low_pct", number_or_null(m->ci_low_pct),
+			"ci_high_pct", number_or_null(m->ci_high_pct),
+			"previous_verdict", str_or_null(m->previous_verdict),
+			"previous_change_pct",
+			number_or_null(m->previous_change_pct),
+			"previous_ci_low_pct",
+			number_or_null(m->previous_ci_low_pct),
+			"previous_ci_high_pct",
+			number_or_null(m->previous_ci_high_pct)));
+	}
+	obj = json_pack("{s:I, s:i, s:s?, s:o}", "series_id",
+			(json_int_t)v.previous_id, "version",
+			v.previous_version, "status", v.previous_status,
+			"metrics", metrics);
+	json_object_set_new(series, "since_previous", obj);
+	db_versions_since_release(&v);
+	return 0;
+}
+
 int db_series_get(struct db *db, long long id, json_t **out)
 {
 	static const char series_sql[] =
@@ -162,13 +243,23 @@ int db_series_get(struct db *db, long long id, json_t **out)
 		"tree.id = series.tree_id) AS tree, base_used, base_source, "
 		"base_reason, apply_failed_patch, apply_failed_file, "
 		"apply_failed_hunk, status, status_reason, created_at, "
-		"updated_at FROM series WHERE id = ?1";
+		"updated_at, title, previous_id, (SELECT p.version FROM series "
+		"p WHERE p.id = series.previous_id) AS previous_version, "
+		"superseded_by, (SELECT n.version FROM series n WHERE n.id = "
+		"series.superseded_by) AS superseded_by_version, problems "
+		"FROM series WHERE id = ?1";
 	static const struct {
 		const char *key, *sql;
 	} parts[] = {
 		{ "patches",
 		  "SELECT idx, msgid, subject, author, date, applied_commit, "
-		  "apply_method FROM patch WHERE series_id = ?1 ORDER BY idx" },
+		  "apply_method, fingerprint FROM patch WHERE series_id = ?1 "
+		  "ORDER BY idx" },
+		{ "trailers",
+		  "SELECT p.idx, t.name, t.value, t.message_id, "
+		  "t.from_version, t.from_series FROM patch p JOIN "
+		  "patch_trailer t ON t.patch_id = p.id WHERE p.series_id = ?1 "
+		  "ORDER BY p.idx, t.id" },
 		{ "jobs",
 		  "SELECT id, kind, arch, state, attempts, max_attempts, "
 		  "not_before, last_error, created_at, updated_at "
@@ -234,6 +325,9 @@ int db_series_get(struct db *db, long long id, json_t **out)
 		db_json_parse_member(part, "params");
 		json_object_set_new(series, parts[i].key, part);
 	}
+	problems_array(series);
+	if (since_previous(db, id, series))
+		goto out;
 	*out = series;
 	series = NULL;
 	ret = 0;
