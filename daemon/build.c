@@ -38,6 +38,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "arch.h"
 #include "build.h"
 #include "buildlog.h"
 #include "kconfig.h"
@@ -49,22 +50,6 @@
 #define CONFIG_MAX	(4 * 1024 * 1024)	/* a .config or fragment */
 #define STATE_MAX	(16 * 1024 * 1024)	/* warning state, result */
 #define GiB		(1024ULL * 1024 * 1024)
-
-struct build_arch {
-	const char *name;	/* as the user says it */
-	const char *karch;	/* ARCH= */
-	const char *cross;	/* CROSS_COMPILE=, "" native */
-	const char *target;	/* make target */
-	const char *image;	/* path of the image in O= */
-	const char *image_name;	/* its name in the artefact directory */
-};
-
-static const struct build_arch arches[] = {
-	{ "x86_64", "x86_64", "", "bzImage", "arch/x86/boot/bzImage",
-	  "bzImage" },
-	{ "arm64", "arm64", "aarch64-linux-gnu-", "Image",
-	  "arch/arm64/boot/Image", "Image" },
-};
 
 const char *build_status_str(enum build_status status)
 {
@@ -248,7 +233,7 @@ static int is_make_target(const char *base)
 
 /* The fragment text: common-mm, the arch's, then the extra ones. */
 static int gather_fragments(const struct build_request *req,
-			    const struct build_arch *arch, struct strbuf *text)
+			    const struct arch *arch, struct strbuf *text)
 {
 	struct strbuf path = STRBUF_INIT, one = STRBUF_INIT;
 	const char *name;
@@ -290,7 +275,7 @@ out:
 
 /* key = sha256(arch, base, base file contents, fragment text)[0..16) */
 static int config_key(const struct build_request *req,
-		      const struct build_arch *arch, const char *fragments,
+		      const struct arch *arch, const char *fragments,
 		      char key[17])
 {
 	char hex[SHA256_HEX_LEN + 1];
@@ -311,17 +296,29 @@ static int config_key(const struct build_request *req,
 	return 0;
 }
 
-static const struct build_arch *arch_find(const char *name);
+/* The arch of a request, or NULL (logged). */
+static const struct arch *request_arch(const struct build_request *req)
+{
+	const struct arch *arch = arch_parse(req->arch ? req->arch : "");
+	struct strbuf names = STRBUF_INIT;
+
+	if (arch)
+		return arch;
+	arch_names(&names, "");
+	error("build", "%s: unknown arch (%s)", req->arch ? req->arch : "",
+	      names.buf);
+	strbuf_release(&names);
+	return NULL;
+}
 
 int build_request_key(const struct build_request *req, char key[17])
 {
-	const struct build_arch *arch = arch_find(req->arch ? req->arch : "");
+	const struct arch *arch = request_arch(req);
 	struct strbuf fragments = STRBUF_INIT;
 	int ret = -1;
 
 	if (!arch)
-		return error("build", "%s: unknown arch (x86_64 or arm64)",
-			     req->arch ? req->arch : "");
+		return -1;
 	if (!req->config_dir)
 		return error("build", "no config dir");
 	if (!gather_fragments(req, arch, &fragments) &&
@@ -454,7 +451,7 @@ out:
 
 struct build_ctx {
 	const struct build_request *req;
-	const struct build_arch *arch;
+	const struct arch *arch;
 	struct buildlog log;
 	struct build_progress progress;
 	double start;
@@ -512,6 +509,13 @@ static void on_tick(void *arg)
 }
 
 /* Fills sb with the fixed part: binds, limits, environment. */
+/* CROSS_COMPILE: the request's, else the arch's default. */
+static const char *cross_compile(const struct build_ctx *ctx)
+{
+	return ctx->req->cross_compile ? ctx->req->cross_compile :
+	       ctx->arch->cross_compile;
+}
+
 static void sandbox_setup(struct build_ctx *ctx, struct sandbox *sb,
 			  const char *out_dir, int log_fd)
 {
@@ -544,7 +548,7 @@ static void sandbox_setup(struct build_ctx *ctx, struct sandbox *sb,
 	strbuf_addstr(&ctx->env[i++], "HOME=/tmp");
 	strbuf_addstr(&ctx->env[i++], "LC_ALL=C");
 	strbuf_addf(&ctx->env[i++], "ARCH=%s", ctx->arch->karch);
-	strbuf_addf(&ctx->env[i++], "CROSS_COMPILE=%s", ctx->arch->cross);
+	strbuf_addf(&ctx->env[i++], "CROSS_COMPILE=%s", cross_compile(ctx));
 	strbuf_addf(&ctx->env[i++], "KBUILD_OUTPUT=%s", out_dir);
 	strbuf_addstr(&ctx->env[i++], "KBUILD_BUILD_USER=kregress");
 	strbuf_addstr(&ctx->env[i++], "KBUILD_BUILD_HOST=kregress");
@@ -565,7 +569,7 @@ static void sandbox_setup(struct build_ctx *ctx, struct sandbox *sb,
 static void cc_arg(struct build_ctx *ctx, struct strbuf *cc)
 {
 	strbuf_addf(cc, "CC=%s%sgcc", ctx->req->use_ccache ? "ccache " : "",
-		    ctx->arch->cross);
+		    cross_compile(ctx));
 }
 
 /* Says why a sandboxed step failed, or returns NULL if it did not. */
@@ -790,7 +794,7 @@ static int compile(struct build_ctx *ctx, int log_fd,
 	{
 		char *argv[] = { "sh", "-c", (char *)script,
 				 "sh", cc.buf, jobs.buf,
-				 (char *)ctx->arch->target, NULL };
+				 (char *)ctx->arch->make_target, NULL };
 
 		if (sandbox_run(&sb, argv, &sr))
 			goto out;
@@ -816,18 +820,6 @@ out:
 }
 
 /* ---- the request -------------------------------------------------------- */
-
-static const struct build_arch *arch_find(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(arches) / sizeof(arches[0]); i++)
-		if (!strcmp(arches[i].name, name))
-			return &arches[i];
-	if (!strcmp(name, "aarch64"))
-		return &arches[1];
-	return NULL;
-}
 
 static int slot_paths(struct build_ctx *ctx, const char *key)
 {
@@ -1117,12 +1109,9 @@ int build_run(const struct build_request *req, struct build_result *res)
 		strbuf_init(&ctx->env[i]);
 	buildlog_init(&ctx->log, NULL);
 
-	ctx->arch = arch_find(req->arch ? req->arch : "");
-	if (!ctx->arch) {
-		error("build", "%s: unknown arch (x86_64 or arm64)",
-		      req->arch ? req->arch : "");
+	ctx->arch = request_arch(req);
+	if (!ctx->arch)
 		goto out;
-	}
 	if (!req->tree || !req->rev || !req->cache_dir || !req->config_dir) {
 		error("build", "tree, rev, cache and config dir are needed");
 		goto out;

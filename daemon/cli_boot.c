@@ -101,6 +101,27 @@ static void print_result(FILE *f, const struct vm_result *r,
 		r->console_truncated ? " (truncated)" : "");
 }
 
+/* --arch and --accel; -1 (logged) when unknown. */
+static int parse_arch(const char *s, const struct arch **out)
+{
+	struct strbuf names = STRBUF_INIT;
+
+	*out = arch_parse(s);
+	if (*out)
+		return 0;
+	arch_names(&names, "");
+	error("boot", "%s: unknown arch (%s)", s, names.buf);
+	strbuf_release(&names);
+	return -1;
+}
+
+static int parse_accel(const char *s, enum arch_accel *out)
+{
+	if (arch_accel_parse(s, out))
+		return error("boot", "%s: unknown accel (kvm, tcg)", s);
+	return 0;
+}
+
 static int parse_uint(const char *s, unsigned int max, unsigned int *out)
 {
 	char *end;
@@ -241,8 +262,8 @@ int cli_boot(int argc, char **argv)
 	}
 	if (optind != argc || !spec.kernel || !arch || !spec.initrd)
 		return cli_usage("boot");
-	if (vm_arch_parse(arch, &spec.arch) < 0 ||
-	    vm_accel_parse(accel, &spec.accel) < 0)
+	if (parse_arch(arch, &spec.arch) < 0 ||
+	    parse_accel(accel, &spec.accel) < 0)
 		return CLI_USAGE;
 	if (plan) {
 		if (load_plan(&pf, plan) < 0 ||
@@ -358,17 +379,17 @@ int cli_host_probe(int argc, char **argv)
 		return CLI_FAILED;
 	if (vm_host_info(h, &res.info) < 0)
 		goto out;
-	if (vm_arch_parse(arch ? arch : res.info.arch, &spec.arch) < 0)
+	if (parse_arch(arch ? arch : res.info.arch, &spec.arch) < 0)
 		goto out;
 	/* The probe kernel: given, or the cached one for the arch. */
 	if (!spec.kernel) {
 		snprintf(kbuf, sizeof(kbuf), "%s/probe-%s/kernel",
-			 default_cache(), vm_arch_str(spec.arch));
+			 default_cache(), spec.arch->name);
 		spec.kernel = kbuf;
 	}
 	if (!spec.initrd) {
 		snprintf(ibuf, sizeof(ibuf), "%s/probe-%s/initrd",
-			 default_cache(), vm_arch_str(spec.arch));
+			 default_cache(), spec.arch->name);
 		spec.initrd = ibuf;
 	}
 	if (access(spec.kernel, R_OK) || access(spec.initrd, R_OK)) {
@@ -394,11 +415,11 @@ int cli_host_probe(int argc, char **argv)
 		       res.kvm_s);
 	else
 		printf("kvm: not offered by the host\n");
-	if (!res.ok || res.accel == VM_ACCEL_TCG)
+	if (!res.ok || res.accel == ARCH_TCG)
 		printf("tcg: %s%s%s (%.1f s)\n", vm_status_str(res.tcg_status),
 		       res.tcg_reason[0] ? ": " : "", res.tcg_reason,
 		       res.tcg_s);
-	printf("accel: %s\n", res.ok ? vm_accel_str(res.accel) : "none");
+	printf("accel: %s\n", res.ok ? arch_accel_str(res.accel) : "none");
 	printf("probe_s: %.1f\nlogs: %s\n", res.total_s, dir);
 	if (res.ok)
 		ret = CLI_OK;
@@ -467,7 +488,7 @@ int cli_ab(int argc, char **argv)
 	const char *uris[8], *plan = NULL, *arch = NULL, *accel = "tcg";
 	unsigned int nhosts = 0, capacity = 1, budget = 10, pairs = 2, i;
 	unsigned long long seed;
-	enum vm_accel acc;
+	enum arch_accel acc;
 	char *end;
 	int opt, have_seed = 0, ret = CLI_FAILED;
 
@@ -538,8 +559,8 @@ int cli_ab(int argc, char **argv)
 	if (optind != argc || !spec.kernel[0] || !spec.kernel[1] ||
 	    !spec.initrd[0] || !arch || !plan || !spec.log_dir)
 		return cli_usage("ab");
-	if (vm_arch_parse(arch, &spec.arch) < 0 ||
-	    vm_accel_parse(accel, &acc) < 0)
+	if (parse_arch(arch, &spec.arch) < 0 ||
+	    parse_accel(accel, &acc) < 0)
 		return CLI_USAGE;
 	if (!have_seed && getrandom(&seed, sizeof(seed), 0) !=
 	    (ssize_t)sizeof(seed))

@@ -71,8 +71,10 @@ int pipeline_start(struct db *db, long long series_id, long long *job_id)
 }
 
 int pipeline_job_arch(const struct pipeline_ctx *ctx, const struct job *job,
-		   enum config_arch *arch, struct strbuf *reason)
+		      const struct config_arch_cfg **ac, struct strbuf *reason)
 {
+	const struct arch *a;
+
 	if (!ctx->cfg) {
 		strbuf_addstr(reason, "no configuration");
 		return -1;
@@ -82,7 +84,9 @@ int pipeline_job_arch(const struct pipeline_ctx *ctx, const struct job *job,
 			      "configuration is empty)");
 		return -1;
 	}
-	if (config_arch_parse(job->arch, arch) || !ctx->cfg->has_arch[*arch]) {
+	a = arch_find(job->arch);
+	*ac = a ? config_arch_get(ctx->cfg, a) : NULL;
+	if (!*ac) {
 		strbuf_addf(reason, "%s: not an arch of the configuration "
 			    "any more", job->arch);
 		return -1;
@@ -135,13 +139,13 @@ static int set_progress(struct pipeline_ctx *ctx, long long series_id)
 static int enqueue_arches(struct pipeline_ctx *ctx,
 			  const struct pipeline_stage *st, long long series_id)
 {
-	int a, n = 0;
+	const struct arch *a;
+	int n = 0;
 
-	for (a = 0; ctx->cfg && a < CONFIG_ARCH_COUNT; a++) {
-		if (!ctx->cfg->has_arch[a])
+	for (a = arch_table; ctx->cfg && a->name; a++) {
+		if (!config_arch_get(ctx->cfg, a))
 			continue;
-		if (jobq_enqueue(ctx->db, st->kind, series_id,
-				 config_arch_str((enum config_arch)a), NULL))
+		if (jobq_enqueue(ctx->db, st->kind, series_id, a->name, NULL))
 			return -1;
 		n++;
 	}

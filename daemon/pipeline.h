@@ -94,12 +94,14 @@ const struct pipeline_stage *
 pipeline_stage_find(const struct pipeline_stage *table, const char *kind);
 
 /*
- * The configured arch of a per-arch stage's job: 0 with *arch set, or -1
- * with the reason (no configuration, a job without an arch because none
- * is configured, or an arch no longer configured).
+ * The configured arch of a per-arch stage's job: 0 with *ac set (its
+ * arch is (*ac)->arch), or -1 with the reason (no configuration, a job
+ * without an arch because none is configured, or an arch no longer
+ * configured).
  */
 int pipeline_job_arch(const struct pipeline_ctx *ctx, const struct job *job,
-		      enum config_arch *arch, struct strbuf *reason);
+		      const struct config_arch_cfg **ac,
+		      struct strbuf *reason);
 
 /*
  * Queues the first stage of a series (joins the caller's transaction, as

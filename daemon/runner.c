@@ -73,13 +73,13 @@ static pthread_cond_t runner_cond = PTHREAD_COND_INITIALIZER;
 /* Boots under way on one host, by every run of the process. */
 struct place {
 	char *uri;
-	enum vm_arch arch;
+	const struct arch *arch;
 	unsigned int busy;
 };
 static struct place *places;	/* under runner_lock */
 static size_t nplaces;
 
-static unsigned int *place_busy(const char *uri, enum vm_arch arch)
+static unsigned int *place_busy(const char *uri, const struct arch *arch)
 {
 	size_t i;
 
@@ -97,7 +97,7 @@ static unsigned int *place_busy(const char *uri, enum vm_arch arch)
 	return &places[nplaces++].busy;
 }
 
-void runner_place_take(const char *uri, enum vm_arch arch,
+void runner_place_take(const char *uri, const struct arch *arch,
 		       unsigned int capacity)
 {
 	pthread_mutex_lock(&runner_lock);
@@ -107,7 +107,7 @@ void runner_place_take(const char *uri, enum vm_arch arch,
 	pthread_mutex_unlock(&runner_lock);
 }
 
-static void place_give_locked(const char *uri, enum vm_arch arch)
+static void place_give_locked(const char *uri, const struct arch *arch)
 {
 	unsigned int *busy = place_busy(uri, arch);
 
@@ -116,7 +116,7 @@ static void place_give_locked(const char *uri, enum vm_arch arch)
 	pthread_cond_broadcast(&runner_cond);
 }
 
-void runner_place_give(const char *uri, enum vm_arch arch)
+void runner_place_give(const char *uri, const struct arch *arch)
 {
 	pthread_mutex_lock(&runner_lock);
 	place_give_locked(uri, arch);

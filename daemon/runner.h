@@ -70,8 +70,8 @@ struct runner_spec {
 	const char *initrd[2];
 	const char *plan_cmdline;	/* kregress.plan="..." */
 	const char *extra_cmdline;	/* may be NULL */
-	enum vm_arch arch;
-	int accel;		/* enum vm_accel, or -1 for any */
+	const struct arch *arch;
+	int accel;		/* enum arch_accel, or -1 for any */
 	unsigned int memory_mib, vcpus, timeout_s;
 	int icount;		/* instruction time (vm.h); TCG hosts only */
 	uint64_t seed;		/* of the ABBA order; record it */
@@ -115,9 +115,9 @@ struct runner_report {
  * capacity, waiting until one is free, and gives it back after; the
  * runs' boots count against the same places (see runner.c).
  */
-void runner_place_take(const char *uri, enum vm_arch arch,
+void runner_place_take(const char *uri, const struct arch *arch,
 		       unsigned int capacity);
-void runner_place_give(const char *uri, enum vm_arch arch);
+void runner_place_give(const char *uri, const struct arch *arch);
 
 /*
  * Runs the comparison.  Returns 0 with *rep filled (release it with

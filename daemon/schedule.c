@@ -52,14 +52,14 @@ int schedule_is_host_failure(enum vm_status status)
 	return status == VM_STATUS_ERROR || status == VM_STATUS_STOPPED;
 }
 
-static int fits(const struct schedule_host *h, enum vm_arch arch, int accel)
+static int fits(const struct schedule_host *h, const struct arch *arch, int accel)
 {
 	return h->healthy && h->arch == arch &&
 	       (accel < 0 || (int)h->accel == accel);
 }
 
 int schedule_pick(const struct schedule_host *hosts, size_t n,
-		  enum vm_arch arch, int accel, int avoid)
+		  const struct arch *arch, int accel, int avoid)
 {
 	int best = -1, pass;
 	size_t i;
@@ -111,7 +111,7 @@ int schedule_should_retry(enum vm_status status, int attempts)
 }
 
 int schedule_any_healthy(const struct schedule_host *hosts, size_t n,
-			 enum vm_arch arch, int accel)
+			 const struct arch *arch, int accel)
 {
 	size_t i;
 

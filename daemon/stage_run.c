@@ -81,22 +81,22 @@ static void on_boot(void *opaque, const struct runner_boot *b)
 }
 
 /* The plan configured for arch and accel, loaded into *pf. */
-static int plan_load(const struct config *cfg, int arch, enum vm_accel accel,
-		     struct plan_file *pf, struct strbuf *reason)
+static int plan_load(const struct config *cfg, const struct arch *arch,
+		     enum arch_accel accel, struct plan_file *pf,
+		     struct strbuf *reason)
 {
-	int k = accel == VM_ACCEL_KVM ? CONFIG_ACCEL_KVM : CONFIG_ACCEL_TCG;
-	const char *path = cfg->plans[arch][k];
+	const char *path = cfg->plans[arch_index(arch)][accel];
 	struct strbuf dflt = STRBUF_INIT, err = STRBUF_INIT;
 	int ret = 0;
 
 	if (!path) {
 		strbuf_addf(&dflt, "%s/plans/default-%s.plan",
-			    KREGRESS_DATADIR, vm_accel_str(accel));
+			    KREGRESS_DATADIR, arch_accel_str(accel));
 		path = dflt.buf;
 	}
 	if (plan_file_load(pf, path, &err)) {
 		strbuf_addf(reason, "%s: the plan cannot be used: %s",
-			    config_arch_str(arch), err.buf);
+			    arch->name, err.buf);
 		ret = -1;
 	}
 	strbuf_release(&dflt);
@@ -170,11 +170,12 @@ static enum pipeline_result no_samples(const struct run_state *st,
 }
 
 static enum pipeline_result run_arch(struct pipeline_ctx *ctx,
-				     const struct job *job, int arch,
+				     const struct job *job,
+				     const struct arch *arch,
 				     struct pipeline_outcome *out)
 {
 	const struct config *cfg = ctx->cfg;
-	const char *name = config_arch_str(arch);
+	const char *name = arch->name;
 	const char *cache = build_cache_dir();
 	struct db_run_images im;
 	struct hosts_set set;
@@ -203,7 +204,7 @@ static enum pipeline_result run_arch(struct pipeline_ctx *ctx,
 			    "and patched images", name);
 		return PIPELINE_FAIL;
 	}
-	if (guest_initramfs(name, cache, &initrd)) {
+	if (guest_initramfs(arch, cache, &initrd)) {
 		strbuf_addf(&out->reason, "%s: the guest initramfs cannot be "
 			    "packed (see the log)", name);
 		goto out;
@@ -228,11 +229,11 @@ static enum pipeline_result run_arch(struct pipeline_ctx *ctx,
 	    kernels_fit_plan(&im, &pf, name, out))
 		goto out;
 	if (pf.plan->clock == PLAN_CLOCK_INSTRUCTIONS &&
-	    set.accel != VM_ACCEL_TCG) {
+	    set.accel != ARCH_TCG) {
 		strbuf_addf(&out->reason, "%s: the plan %s asks for "
 			    "instruction time, which only emulated (tcg) hosts "
 			    "have; the %s plan needs \"clock real\"", name,
-			    pf.path, vm_accel_str(set.accel));
+			    pf.path, arch_accel_str(set.accel));
 		goto out;
 	}
 	spec.memory_mib = pf.plan->memory_mib;
@@ -252,7 +253,7 @@ static enum pipeline_result run_arch(struct pipeline_ctx *ctx,
 			    (size_t)cfg->stats.max_boots_per_side : 10;
 	design.series_id = job->series_id;
 	design.arch = name;
-	design.accel = vm_accel_str(set.accel);
+	design.accel = arch_accel_str(set.accel);
 	design.clock = plan_clock_str(pf.plan->clock);
 	design.seed = seed;
 	design.plan = pf.cmdline.buf;
@@ -291,7 +292,7 @@ static enum pipeline_result run_arch(struct pipeline_ctx *ctx,
 	spec.stop = ctx->stop;
 	log_info("run", "series %lld: %s run %lld on %zu %s host%s, seed "
 		 "%llu", job->series_id, name, st.run_id, set.n,
-		 vm_accel_str(set.accel), set.n == 1 ? "" : "s",
+		 arch_accel_str(set.accel), set.n == 1 ? "" : "s",
 		 (unsigned long long)seed);
 	if (runner_run(&spec, set.hosts, set.n, &rep)) {
 		strbuf_addf(&out->reason, "%s: the run could not start (see "
@@ -343,12 +344,12 @@ enum pipeline_result stage_run(struct pipeline_ctx *ctx,
 			       const struct job *job,
 			       struct pipeline_outcome *out)
 {
+	const struct config_arch_cfg *ac;
 	enum pipeline_result r;
-	enum config_arch a;
 	int interrupted = 0;
 
 	out->fail_status = "failed";
-	if (pipeline_job_arch(ctx, job, &a, &out->reason))
+	if (pipeline_job_arch(ctx, job, &ac, &out->reason))
 		return PIPELINE_FAIL;
 	if (db_run_interrupt(ctx->db, job->series_id, job->arch,
 			     &interrupted)) {
@@ -362,7 +363,7 @@ enum pipeline_result stage_run(struct pipeline_ctx *ctx,
 			 interrupted == 1 ? " was" : "s were");
 	if (ctx->stop && *ctx->stop)
 		return PIPELINE_INTERRUPTED;
-	r = run_arch(ctx, job, a, out);
+	r = run_arch(ctx, job, ac->arch, out);
 	if (r == PIPELINE_OK)
 		out->fail_status = NULL;
 	return r;

@@ -330,7 +330,8 @@ static void test_per_arch(struct pipeline_ctx *ctx)
 	int released = -1, orphans = -1;
 
 	memset(&cfg, 0, sizeof(cfg));
-	cfg.has_arch[CONFIG_ARCH_X86_64] = cfg.has_arch[CONFIG_ARCH_ARM64] = 1;
+	cfg.arches[arch_index(arch_find("x86_64"))].arch = arch_find("x86_64");
+	cfg.arches[arch_index(arch_find("arm64"))].arch = arch_find("arm64");
 	ctx->cfg = &cfg;
 	memcpy(t, unimpl, sizeof(t));
 	t[0].run = t[1].run = t[2].run = t[3].run = stage_ok;

@@ -4,6 +4,9 @@
 #include "schedule.h"
 #include "tap.h"
 
+#define X86	arch_find("x86_64")
+#define ARM	arch_find("arm64")
+
 static int count(const enum schedule_side *s, size_t from, size_t n,
 		 enum schedule_side side)
 {
@@ -55,33 +58,33 @@ int main(void)
 	ok(a[4] != a[5], "odd pairs: the last pair is AB or BA");
 
 	memset(hosts, 0, sizeof(hosts));
-	hosts[0] = (struct schedule_host){ "qemu:///system", VM_ARCH_X86_64,
-					   VM_ACCEL_TCG, 2, 0, 0, 1 };
+	hosts[0] = (struct schedule_host){ "qemu:///system", X86,
+					   ARCH_TCG, 2, 0, 0, 1 };
 	hosts[1] = (struct schedule_host){ "qemu+tcp://b/system",
-					   VM_ARCH_X86_64, VM_ACCEL_KVM, 1, 0,
+					   X86, ARCH_KVM, 1, 0,
 					   0, 1 };
 	hosts[2] = (struct schedule_host){ "qemu+tcp://c/system",
-					   VM_ARCH_ARM64, VM_ACCEL_TCG, 4, 0,
+					   ARM, ARCH_TCG, 4, 0,
 					   0, 1 };
-	is_int(schedule_pick(hosts, 3, VM_ARCH_ARM64, -1, -1), 2,
+	is_int(schedule_pick(hosts, 3, ARM, -1, -1), 2,
 	       "arm64 goes to the arm64 host");
-	is_int(schedule_pick(hosts, 3, VM_ARCH_X86_64, VM_ACCEL_KVM, -1), 1,
+	is_int(schedule_pick(hosts, 3, X86, ARCH_KVM, -1), 1,
 	       "kvm goes to the kvm host");
-	is_int(schedule_pick(hosts, 3, VM_ARCH_X86_64, -1, -1), 0,
+	is_int(schedule_pick(hosts, 3, X86, -1, -1), 0,
 	       "ties go to the first host");
 	hosts[0].running = 1;
-	is_int(schedule_pick(hosts, 3, VM_ARCH_X86_64, -1, -1), 1,
+	is_int(schedule_pick(hosts, 3, X86, -1, -1), 1,
 	       "least loaded: 0/1 beats 1/2");
 	hosts[1].running = 1;
-	is_int(schedule_pick(hosts, 3, VM_ARCH_X86_64, -1, -1), 0,
+	is_int(schedule_pick(hosts, 3, X86, -1, -1), 0,
 	       "then the one with capacity left");
 	hosts[0].running = 2;
-	is_int(schedule_pick(hosts, 3, VM_ARCH_X86_64, -1, -1), -1,
+	is_int(schedule_pick(hosts, 3, X86, -1, -1), -1,
 	       "no capacity: nothing");
 	hosts[0].running = hosts[1].running = 0;
-	is_int(schedule_pick(hosts, 3, VM_ARCH_X86_64, -1, 0), 1,
+	is_int(schedule_pick(hosts, 3, X86, -1, 0), 1,
 	       "a retry avoids the host that failed");
-	is_int(schedule_pick(hosts, 3, VM_ARCH_ARM64, -1, 2), 2,
+	is_int(schedule_pick(hosts, 3, ARM, -1, 2), 2,
 	       "... unless it is the only one");
 
 	ok(schedule_should_retry(VM_STATUS_PANIC, 1), "first failure retried");
@@ -102,11 +105,11 @@ int main(void)
 		schedule_done(&hosts[0], VM_STATUS_STOPPED);
 	ok(!hosts[0].healthy, "unhealthy after %d in a row",
 	   SCHEDULE_UNHEALTHY_AFTER);
-	is_int(schedule_pick(hosts, 3, VM_ARCH_X86_64, VM_ACCEL_TCG, -1), -1,
+	is_int(schedule_pick(hosts, 3, X86, ARCH_TCG, -1), -1,
 	       "an unhealthy host gets no work");
-	ok(schedule_any_healthy(hosts, 3, VM_ARCH_X86_64, -1),
+	ok(schedule_any_healthy(hosts, 3, X86, -1),
 	   "x86_64 work can still move to the kvm host");
-	ok(!schedule_any_healthy(hosts, 3, VM_ARCH_X86_64, VM_ACCEL_TCG),
+	ok(!schedule_any_healthy(hosts, 3, X86, ARCH_TCG),
 	   "but no x86_64 tcg host is left");
 	return done_testing();
 }
