@@ -17,7 +17,7 @@
 #include "config.h"
 #include "db.h"
 #include "db_pipeline.h"
-#include "intake.h"
+#include "stage_fetch.h"
 #include "jobq.h"
 #include "log.h"
 #include "pipeline.h"
@@ -28,7 +28,7 @@
 
 const struct pipeline_stage pipeline_stages[] = {
 	{ "fetch", "fetching", "fetched", "fetch-failed", "apply", 0,
-	  intake_fetch_stage },
+	  stage_fetch },
 	{ "apply", "applying", "applied", "does-not-apply", "build", 0,
 	  stage_apply },
 	{ "build", "building", "built", "build-failed", "run", 1,

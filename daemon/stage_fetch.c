@@ -1,5 +1,5 @@
 /*
- * intake.c - the fetch stage of the pipeline (see intake.h).
+ * stage_fetch.c - the fetch stage of the pipeline (see stage_fetch.h).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -10,7 +10,7 @@
 #include "db_intake.h"
 #include "db_versions.h"
 #include "fetch.h"
-#include "intake.h"
+#include "stage_fetch.h"
 #include "jobq.h"
 #include "log.h"
 #include "mail.h"
@@ -33,7 +33,7 @@ static int versions(struct db *db, long long id, long long *newer,
 	       db_versions_supersede(db, id, superseded);
 }
 
-enum pipeline_result intake_fetch_stage(struct pipeline_ctx *ctx,
+enum pipeline_result stage_fetch(struct pipeline_ctx *ctx,
 					const struct job *job,
 					struct pipeline_outcome *out)
 {
