@@ -16,7 +16,7 @@
 #include "db_series.h"
 #include "db_versions.h"
 #include "log.h"
-#include "pipeline.h"
+#include "jobq.h"
 
 /*
  * A boot that failed: finished, but not ok (the same rule as the
@@ -65,8 +65,8 @@ int db_series_submit(struct db *db, const char *url, const char *mbox,
 		goto out;
 	}
 	sid = sqlite3_last_insert_rowid(db_sqlite(db));
-	/* The pipeline's first stage (fetch), in this transaction. */
-	if (pipeline_start(db, sid, NULL))
+	/* The pipeline's first job (fetch), in this transaction. */
+	if (jobq_enqueue(db, JOBQ_KIND_FIRST, sid, NULL, NULL))
 		goto out;
 	if (db_commit(db))
 		goto out;

@@ -30,6 +30,13 @@ struct job {
 /* Frees the strings of a claimed job; accepts a zeroed struct. */
 void job_release(struct job *job);
 
+/*
+ * The kind of a new series' first job: whatever queues a series (a
+ * submission, the watcher) queues this in the same transaction, and the
+ * stage table (stages.c) starts with it.
+ */
+#define JOBQ_KIND_FIRST	"fetch"
+
 /* Queues a job (arch may be NULL), ready now.  *id (optional) receives
  * its id. */
 int jobq_enqueue(struct db *db, const char *kind, long long series_id,

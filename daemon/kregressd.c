@@ -53,6 +53,7 @@
 #include "log.h"
 #include "pipeline.h"
 #include "refresh.h"
+#include "stages.h"
 #include "watch.h"
 #include "strbuf.h"
 
@@ -152,6 +153,7 @@ static void *worker_main(void *arg)
 		.owner = w->owner,
 		.lease_s = lease_s,
 		.stop = &stopping,
+		.stages = stage_table,
 	};
 	struct timespec until;
 	struct job job;

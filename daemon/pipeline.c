@@ -1,6 +1,7 @@
 /*
- * pipeline.c - runs claimed jobs through the stage table and keeps the
- * series state in step with the queue (see pipeline.h).
+ * pipeline.c - runs claimed jobs through the stage table it is handed
+ * (pipeline_ctx.stages; the daemon's is stages.c) and keeps the series
+ * state in step with the queue (see pipeline.h).
  *
  * The invariant: a series' status changes only in the same transaction as
  * the job that causes it, so after a crash at any instant either the job
@@ -26,20 +27,6 @@
 #include "stage_build.h"
 #include "stage_run.h"
 
-const struct pipeline_stage pipeline_stages[] = {
-	{ "fetch", "fetching", "fetched", "fetch-failed", "apply", 0,
-	  stage_fetch },
-	{ "apply", "applying", "applied", "does-not-apply", "build", 0,
-	  stage_apply },
-	{ "build", "building", "built", "build-failed", "run", 1,
-	  stage_build },
-	{ "run", "running", "ran", "boot-failed", "analyze", 1, stage_run },
-	{ "analyze", "analyzing", "analyzed", "failed", "report", 0,
-	  stage_analyze },
-	{ "report", "reporting", "done", "failed", NULL, 0, NULL },
-	{ NULL, NULL, NULL, NULL, NULL, 0, NULL },
-};
-
 #define NOT_IMPLEMENTED "not implemented yet"
 
 const char *pipeline_result_str(enum pipeline_result r)
@@ -58,16 +45,10 @@ pipeline_stage_find(const struct pipeline_stage *table, const char *kind)
 {
 	const struct pipeline_stage *s;
 
-	for (s = table ? table : pipeline_stages; s->kind; s++)
+	for (s = table; s->kind; s++)
 		if (!strcmp(s->kind, kind))
 			return s;
 	return NULL;
-}
-
-int pipeline_start(struct db *db, long long series_id, long long *job_id)
-{
-	return jobq_enqueue(db, pipeline_stages[0].kind, series_id, NULL,
-			    job_id);
 }
 
 int pipeline_job_arch(const struct pipeline_ctx *ctx, const struct job *job,
@@ -124,7 +105,7 @@ static int set_progress(struct pipeline_ctx *ctx, long long series_id)
 	const struct pipeline_stage *s;
 	int n;
 
-	for (s = ctx->stages ? ctx->stages : pipeline_stages; s->kind; s++) {
+	for (s = ctx->stages; s->kind; s++) {
 		if (db_pipeline_active(ctx->db, series_id, s->kind, &n))
 			return -1;
 		if (n)

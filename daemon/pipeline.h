@@ -63,7 +63,7 @@ struct pipeline_ctx {
 	int lease_s;
 	/* Set (to non-zero) by the daemon when it is stopping. */
 	const volatile sig_atomic_t *stop;
-	/* NULL = pipeline_stages; tests substitute their own table. */
+	/* The stages to run: stages.h's table, or a test's own. */
 	const struct pipeline_stage *stages;
 };
 
@@ -86,10 +86,8 @@ struct pipeline_stage {
 	pipeline_stage_fn run;	/* NULL = not implemented yet */
 };
 
-/* The stage table, in pipeline order, terminated by a NULL kind. */
-extern const struct pipeline_stage pipeline_stages[];
-
-/* The stage for a job kind in table (NULL = pipeline_stages), or NULL. */
+/* The stage for a job kind in table (in pipeline order, terminated by a
+ * NULL kind; the first kind is JOBQ_KIND_FIRST), or NULL. */
 const struct pipeline_stage *
 pipeline_stage_find(const struct pipeline_stage *table, const char *kind);
 
@@ -102,12 +100,6 @@ pipeline_stage_find(const struct pipeline_stage *table, const char *kind);
 int pipeline_job_arch(const struct pipeline_ctx *ctx, const struct job *job,
 		      const struct config_arch_cfg **ac,
 		      struct strbuf *reason);
-
-/*
- * Queues the first stage of a series (joins the caller's transaction, as
- * all jobq calls do); the series must exist with status "queued".
- */
-int pipeline_start(struct db *db, long long series_id, long long *job_id);
 
 /*
  * Runs a job claimed by ctx->owner and records its outcome (see above).

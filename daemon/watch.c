@@ -22,7 +22,7 @@
 #include "fetch.h"
 #include "log.h"
 #include "mail.h"
-#include "pipeline.h"
+#include "jobq.h"
 #include "series.h"
 #include "strbuf.h"
 #include "watch.h"
@@ -168,7 +168,8 @@ static int record(struct db *db, const struct watch_list *l,
 	if (db_begin(db))
 		goto out;
 	if (db_watch_series_add(db, &row, id) ||
-	    (queue && pipeline_start(db, *id, NULL)) || db_commit(db)) {
+	    (queue && jobq_enqueue(db, JOBQ_KIND_FIRST, *id, NULL, NULL)) ||
+	    db_commit(db)) {
 		db_rollback(db);
 		goto out;
 	}

@@ -61,7 +61,7 @@ static long long new_series(struct db *db, const char *fixture,
 		id = sqlite3_last_insert_rowid(db_sqlite(db));
 	sqlite3_finalize(st);
 	strbuf_release(&mbox);
-	if (id > 0 && pipeline_start(db, id, NULL))
+	if (id > 0 && jobq_enqueue(db, JOBQ_KIND_FIRST, id, NULL, NULL))
 		id = -1;
 	return id;
 }
