@@ -455,7 +455,7 @@ static void ab_on_boot(void *opaque, const struct runner_boot *b)
 
 	fprintf(o->f, "boot %u round %u %s attempt %d on %s: %s%s%s "
 		"(%zu values, %.1f s) %s\n", b->order, b->round,
-		schedule_side_str(b->side), b->attempt, b->host,
+		analyze_side_str(b->side), b->attempt, b->host,
 		b->complete ? "ok" : "failed", b->complete ? "" : ": ",
 		b->reason, b->nsamples, b->vm->run_s, b->console_log);
 	fflush(o->f);
@@ -499,10 +499,10 @@ int cli_ab(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'b':
-			spec.kernel[SCHEDULE_BASE] = optarg;
+			spec.kernel[ANALYZE_BASE] = optarg;
 			break;
 		case 'p':
-			spec.kernel[SCHEDULE_PATCHED] = optarg;
+			spec.kernel[ANALYZE_PATCHED] = optarg;
 			break;
 		case 'i':
 			spec.initrd[0] = spec.initrd[1] = optarg;
@@ -595,16 +595,16 @@ int cli_ab(int argc, char **argv)
 	printf("end: %s after %u rounds, %u boots (%u failed, %u retries)\n",
 	       runner_end_str(rep.end), rep.rounds, rep.boots,
 	       rep.failed_boots, rep.retries);
-	for (i = 0; i < rep.nmetrics; i++) {
-		const struct runner_metric *m = &rep.metrics[i];
+	for (i = 0; i < rep.set.n; i++) {
+		const struct analyze_metric *m = &rep.set.m[i];
 
-		if (!m->have_result)
+		if (!m->compared)
 			continue;
-		printf("%s: %s n=%zu/%zu change %+.2f%% CI [%+.2f%%, "
-		       "%+.2f%%] p=%.3g\n", m->key,
-		       stats_verdict_str(m->result.verdict), m->n[0], m->n[1],
-		       100 * m->result.change, 100 * m->result.ci_lo,
-		       100 * m->result.ci_hi, m->result.p);
+		printf("%s %s %s: %s n=%zu/%zu change %+.2f%% CI [%+.2f%%, "
+		       "%+.2f%%] p=%.3g\n", m->workload, m->metric, m->params,
+		       stats_verdict_str(m->r.verdict), m->n[0], m->n[1],
+		       100 * m->r.change, 100 * m->r.ci_lo, 100 * m->r.ci_hi,
+		       m->r.p);
 	}
 	for (i = 0; i < nhosts; i++)
 		printf("host %s: %s\n", uris[i],

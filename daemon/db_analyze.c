@@ -134,7 +134,7 @@ int db_analyze_samples(struct db *db, long long run_id,
 {
 	sqlite3_stmt *st = db_stmt(db,
 		"SELECT s.workload, s.metric, s.params, s.unit, s.direction, "
-		"b.side = 'patched', s.boot_id, s.value "
+		"b.side = 'patched', s.boot_id, s.value, s.is_primary "
 		"FROM boot b JOIN sample s ON s.boot_id = b.id "
 		"WHERE b.run_id = ?1 AND b.status = 'ok' "
 		"ORDER BY s.workload, s.metric, s.params, s.boot_id, "
@@ -154,6 +154,7 @@ int db_analyze_samples(struct db *db, long long run_id,
 		s.patched = sqlite3_column_int(st, 5);
 		s.boot_id = sqlite3_column_int64(st, 6);
 		s.value = sqlite3_column_double(st, 7);
+		s.primary = sqlite3_column_int(st, 8);
 		/* The columns are NOT NULL; a NULL here is out of memory. */
 		if (!s.workload || !s.metric || !s.params || !s.unit ||
 		    !s.direction) {
@@ -188,7 +189,7 @@ static void bind_real(sqlite3_stmt *st, int i, double v)
 int db_analyze_store(struct db *db, long long series_id,
 		     const struct db_comparison *rows, size_t n)
 {
-	sqlite3_stmt *del, *ins, *primary;
+	sqlite3_stmt *del, *ins;
 	size_t i;
 
 	if (db_begin(db))
@@ -203,9 +204,9 @@ int db_analyze_store(struct db *db, long long series_id,
 		      "host_id, workload, metric, params, unit, direction, "
 		      "n_base, n_new, median_base, median_new, change_pct, "
 		      "ci_low_pct, ci_high_pct, p_value, p_adjusted, p_holm, "
-		      "verdict, flags) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
-		      "?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, "
-		      "?19, ?20, ?21)");
+		      "verdict, flags, is_primary) VALUES (?1, ?2, ?3, ?4, ?5, "
+		      "?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, "
+		      "?18, ?19, ?20, ?21, ?22)");
 	if (!ins)
 		goto fail;
 	for (i = 0; i < n; i++) {
@@ -235,22 +236,10 @@ int db_analyze_store(struct db *db, long long series_id,
 		bind_real(ins, 19, c->p_holm);
 		sqlite3_bind_text(ins, 20, c->verdict, -1, SQLITE_STATIC);
 		sqlite3_bind_text(ins, 21, c->flags, -1, SQLITE_STATIC);
+		sqlite3_bind_int(ins, 22, c->is_primary);
 		if (db_step_done(db, ins, "analyze", "insert comparison"))
 			goto fail;
 	}
-	/* A metric is primary when its workload's samples say so. */
-	primary = db_stmt(db, "UPDATE comparison SET is_primary = EXISTS ("
-			  "SELECT 1 FROM boot b JOIN sample s ON "
-			  "s.boot_id = b.id WHERE b.run_id = comparison.run_id "
-			  "AND s.workload = comparison.workload AND "
-			  "s.metric = comparison.metric AND s.params = "
-			  "comparison.params AND s.is_primary) "
-			  "WHERE series_id = ?1");
-	if (!primary)
-		goto fail;
-	sqlite3_bind_int64(primary, 1, series_id);
-	if (db_step_done(db, primary, "analyze", "primary metrics"))
-		goto fail;
 	if (db_commit(db))
 		goto fail;
 	return 0;

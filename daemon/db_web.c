@@ -3,9 +3,8 @@
  *
  * Per-boot values go through analyze.c's set, the code the analysis
  * itself reduces a boot's iterations with, so that what the dashboard
- * plots is what the verdict was computed from.  The set does not keep
- * which boot each value came from; the feed records the boot ids in the
- * same order, one per (metric, boot) the set closes.
+ * plots is what the verdict was computed from; the set keeps the boot of
+ * each value.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -22,58 +21,13 @@
 #include "stats.h"
 #include "strbuf.h"
 
-/* The boot ids of one metric, per side, and whether it is primary. */
-struct boot_ids {
-	long long *id[2];
-	size_t n[2], alloc[2];
-	int primary;
-};
-
-struct feed {
-	struct analyze_set set;
-	struct boot_ids *ids;	/* parallel to set.m */
-	size_t nids;
-	size_t last_metric;
-	long long last_boot;
-	int started;
-};
-
-static void feed_init(struct feed *f)
-{
-	memset(f, 0, sizeof(*f));
-	analyze_set_init(&f->set);
-}
-
-static void feed_release(struct feed *f)
-{
-	size_t i;
-
-	for (i = 0; i < f->nids; i++) {
-		free(f->ids[i].id[0]);
-		free(f->ids[i].id[1]);
-	}
-	free(f->ids);
-	analyze_set_release(&f->set);
-}
-
-static void ids_push(struct boot_ids *b, int side, long long id)
-{
-	if (b->n[side] == b->alloc[side]) {
-		b->alloc[side] = b->alloc[side] ? 2 * b->alloc[side] : 16;
-		b->id[side] = realloc(b->id[side],
-				      b->alloc[side] * sizeof(long long));
-		if (!b->id[side])
-			die("db_web", "out of memory");
-	}
-	b->id[side][b->n[side]++] = id;
-}
-
 /*
  * Reads a statement whose columns are (boot id, patched 0/1, workload,
  * metric, params, unit, direction, is_primary, value), ordered by
- * workload, metric, params, boot, into f.  0, or -1 (logged).
+ * workload, metric, params, boot, into set.  0, or -1 (logged).
  */
-static int feed_read(struct db *db, sqlite3_stmt *st, struct feed *f)
+static int feed_read(struct db *db, sqlite3_stmt *st,
+		     struct analyze_set *set)
 {
 	struct strbuf err = STRBUF_INIT;
 	int rc, ret = -1;
@@ -81,39 +35,22 @@ static int feed_read(struct db *db, sqlite3_stmt *st, struct feed *f)
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		long long boot = sqlite3_column_int64(st, 0);
 		int side = sqlite3_column_int(st, 1) ? 1 : 0;
-		size_t cur;
 
 #define TEXT(i) ((const char *)sqlite3_column_text(st, (i)) ?: "")
-		if (analyze_add(&f->set, TEXT(2), TEXT(3), TEXT(4), TEXT(5),
-				TEXT(6), side ? ANALYZE_PATCHED : ANALYZE_BASE,
-				boot, sqlite3_column_double(st, 8), &err)) {
+		if (analyze_add(set, TEXT(2), TEXT(3), TEXT(4), TEXT(5),
+				TEXT(6), sqlite3_column_int(st, 7),
+				side ? ANALYZE_PATCHED : ANALYZE_BASE, boot,
+				sqlite3_column_double(st, 8), &err)) {
 			error("db_web", "samples: %s", err.buf);
 			goto out;
 		}
 #undef TEXT
-		cur = f->set.cur;
-		if (cur >= f->nids) {
-			f->ids = realloc(f->ids, (cur + 1) * sizeof(*f->ids));
-			if (!f->ids)
-				die("db_web", "out of memory");
-			memset(f->ids + f->nids, 0,
-			       (cur + 1 - f->nids) * sizeof(*f->ids));
-			f->nids = cur + 1;
-		}
-		if (sqlite3_column_int(st, 7))
-			f->ids[cur].primary = 1;
-		if (!f->started || cur != f->last_metric ||
-		    boot != f->last_boot)
-			ids_push(&f->ids[cur], side, boot);
-		f->started = 1;
-		f->last_metric = cur;
-		f->last_boot = boot;
 	}
 	if (rc != SQLITE_DONE) {
 		error("db_web", "samples: %s", sqlite3_errmsg(db_sqlite(db)));
 		goto out;
 	}
-	analyze_set_finish(&f->set);
+	analyze_set_finish(set);
 	ret = 0;
 out:
 	strbuf_release(&err);
@@ -161,28 +98,15 @@ static json_t *result_json(const struct stats_result *r)
  * The metrics of a read feed as the API serves them; with compared, each
  * with its "comparison" (analyze_set_compare() has run).
  */
-static json_t *feed_metrics(struct feed *f, int compared)
+static json_t *feed_metrics(const struct analyze_set *set, int compared)
 {
 	json_t *out = json_array();
 	size_t i;
-	int k;
 
-	for (i = 0; i < f->set.n && i < f->nids; i++) {
-		const struct analyze_metric *m = &f->set.m[i];
-		struct boot_ids *b = &f->ids[i];
-		json_t *params, *sides[2];
+	for (i = 0; i < set->n; i++) {
+		const struct analyze_metric *m = &set->m[i];
+		json_t *params;
 
-		for (k = 0; k < 2; k++) {
-			/* One id per value: a mismatch is a bug here. */
-			if (b->n[k] != m->n[k]) {
-				error("db_web", "%s/%s: %zu boots for %zu "
-				      "values", m->workload, m->metric,
-				      b->n[k], m->n[k]);
-				json_decref(out);
-				return NULL;
-			}
-			sides[k] = side_json(m->v[k], b->id[k], m->n[k]);
-		}
 		params = json_loads(m->params, JSON_DECODE_ANY, NULL);
 		json_array_append_new(out, json_pack(
 			"{s:s,s:s,s:o,s:s,s:s,s:b,s:o,s:o,s:o?}",
@@ -190,9 +114,10 @@ static json_t *feed_metrics(struct feed *f, int compared)
 			"params", params ? params : json_string(m->params),
 			"unit", m->unit,
 			"direction", analyze_direction_str(m->direction),
-			"is_primary", b->primary, "base", sides[0],
-			"patched", sides[1], "comparison",
-			compared ? result_json(&m->r) : NULL));
+			"is_primary", m->primary,
+			"base", side_json(m->v[0], m->boot[0], m->n[0]),
+			"patched", side_json(m->v[1], m->boot[1], m->n[1]),
+			"comparison", compared ? result_json(&m->r) : NULL));
 	}
 	return out;
 }
@@ -204,16 +129,16 @@ static json_t *feed_metrics(struct feed *f, int compared)
 static int feed_metrics_of(struct db *db, sqlite3_stmt *st,
 			   const struct stats_opts *o, json_t **out)
 {
-	struct feed f;
+	struct analyze_set set;
 	int ret = -1;
 
-	feed_init(&f);
-	if (!feed_read(db, st, &f) &&
-	    (!o || !analyze_set_compare(&f.set, o))) {
-		*out = feed_metrics(&f, o != NULL);
-		ret = *out ? 0 : -1;
+	analyze_set_init(&set);
+	if (!feed_read(db, st, &set) &&
+	    (!o || !analyze_set_compare(&set, o))) {
+		*out = feed_metrics(&set, o != NULL);
+		ret = 0;
 	}
-	feed_release(&f);
+	analyze_set_release(&set);
 	return ret;
 }
 

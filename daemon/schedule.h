@@ -18,14 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "analyze.h"
 #include "vm.h"
-
-enum schedule_side {
-	SCHEDULE_BASE,
-	SCHEDULE_PATCHED,
-};
-
-const char *schedule_side_str(enum schedule_side side);
 
 /* splitmix64: small, seedable, the same sequence on every machine. */
 struct schedule_rng {
@@ -41,7 +35,7 @@ uint64_t schedule_rng_next(struct schedule_rng *r);
  * whole sequence have as many base as patched boots.
  */
 void schedule_abba(struct schedule_rng *r, size_t pairs,
-		   enum schedule_side *out);
+		   enum analyze_side *out);
 
 #define SCHEDULE_UNHEALTHY_AFTER	3	/* host failures in a row */
 #define SCHEDULE_ATTEMPTS		2	/* a failed boot is retried once */

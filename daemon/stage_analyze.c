@@ -27,8 +27,9 @@ static int feed_sample(void *arg, const struct db_analyze_sample *s)
 	struct feed *f = arg;
 
 	return analyze_add(f->set, s->workload, s->metric, s->params, s->unit,
-			   s->direction, s->patched ? ANALYZE_PATCHED :
-			   ANALYZE_BASE, s->boot_id, s->value, &f->err);
+			   s->direction, s->primary, s->patched ?
+			   ANALYZE_PATCHED : ANALYZE_BASE, s->boot_id,
+			   s->value, &f->err);
 }
 
 void stage_analyze_options(const struct config *cfg, struct stats_opts *o,
@@ -108,6 +109,7 @@ static struct db_comparison *rows_of(const struct db_analyze_run *runs,
 			c->params = m->params;
 			c->unit = m->unit;
 			c->direction = analyze_direction_str(m->direction);
+			c->is_primary = m->primary;
 			c->n_base = r->n_base;
 			c->n_new = r->n_new;
 			c->median_base = r->center_base;
@@ -155,11 +157,9 @@ static int analyze_run(struct pipeline_ctx *ctx,
 		return 0;
 	}
 	ro.repeatable = r->repeatable;
-	/* An adaptive run is tested at the alpha its last look had. */
-	if (r->alpha > 0 && r->max_per_side && r->nlooks)
-		ro.alpha = stats_seq_replay(r->alpha, r->max_per_side,
-					    r->looks, r->nlooks);
-	return analyze_set_compare(set, &ro) ? -2 : 0;
+	/* An adaptive run is tested as its last look tested it. */
+	return analyze_set_final(set, &ro, r->alpha, r->max_per_side,
+				 r->looks, r->nlooks) ? -2 : 0;
 }
 
 enum pipeline_result stage_analyze(struct pipeline_ctx *ctx,

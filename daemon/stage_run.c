@@ -50,7 +50,7 @@ static void on_start(void *opaque, const struct runner_boot *b)
 		.series_id = st->series_id,
 		.build_id = st->im->build_id[b->side],
 		.host_id = host_id(st->hosts, b->host),
-		.side = schedule_side_str(b->side),
+		.side = analyze_side_str(b->side),
 		.seq = b->order,
 		.round = b->round,
 		.attempt = b->attempt,
@@ -118,7 +118,7 @@ static int kernels_fit_plan(const struct db_run_images *im,
 	const char *slash;
 	int side, ret = -1;
 
-	for (side = SCHEDULE_BASE; side <= SCHEDULE_PATCHED; side++) {
+	for (side = ANALYZE_BASE; side <= ANALYZE_PATCHED; side++) {
 		slash = strrchr(im->image[side], '/');
 		strbuf_reset(&path);
 		strbuf_reset(&config);
@@ -129,18 +129,18 @@ static int kernels_fit_plan(const struct db_run_images *im,
 					 &missing) < 0) {
 			strbuf_addf(&out->reason, "%s: the %s kernel's "
 				    "configuration cannot be read: %s", arch,
-				    schedule_side_str(side), missing.buf);
+				    analyze_side_str(side), missing.buf);
 			goto out;
 		}
 		if (plan_kconfig_missing(pf->plan, config.buf, &missing)) {
 			strbuf_addf(&out->reason, "%s: the %s kernel lacks "
 				    "what the plan %s needs: %s", arch,
-				    schedule_side_str(side), pf->path,
+				    analyze_side_str(side), pf->path,
 				    missing.buf);
-			if (side == SCHEDULE_BASE)
+			if (side == ANALYZE_BASE)
 				strbuf_addstr(&out->reason, "; add them to "
 					      "the arch's config fragments");
-			out->fail_status = side == SCHEDULE_BASE ? "failed" :
+			out->fail_status = side == ANALYZE_BASE ? "failed" :
 					   "boot-failed";
 			goto out;
 		}
@@ -158,14 +158,14 @@ static enum pipeline_result no_samples(const struct run_state *st,
 				       const char *arch,
 				       struct pipeline_outcome *out)
 {
-	int side = st->ok[SCHEDULE_BASE] ? SCHEDULE_PATCHED : SCHEDULE_BASE;
+	int side = st->ok[ANALYZE_BASE] ? ANALYZE_PATCHED : ANALYZE_BASE;
 
 	strbuf_addf(&out->reason, "%s: the %s kernel did not boot to a "
 		    "complete result: %s", arch,
-		    side == SCHEDULE_BASE ? "base" : "patched",
+		    side == ANALYZE_BASE ? "base" : "patched",
 		    st->last_failure[side].len ? st->last_failure[side].buf :
 		    "no boot finished");
-	out->fail_status = side == SCHEDULE_BASE ? "failed" : NULL;
+	out->fail_status = side == ANALYZE_BASE ? "failed" : NULL;
 	return PIPELINE_FAIL;
 }
 
@@ -216,7 +216,7 @@ static enum pipeline_result run_arch(struct pipeline_ctx *ctx,
 		strbuf_addf(&out->reason, "%s: cannot create", dir.buf);
 		goto out;
 	}
-	kit.kernel = im.image[SCHEDULE_BASE];
+	kit.kernel = im.image[ANALYZE_BASE];
 	kit.initrd = initrd;
 	kit.log_dir = dir.buf;
 	ret = hosts_open(ctx->db, cfg, arch, &kit, &set, &out->reason);
@@ -272,9 +272,9 @@ static enum pipeline_result run_arch(struct pipeline_ctx *ctx,
 		goto out;
 	}
 
-	spec.kernel[SCHEDULE_BASE] = im.image[SCHEDULE_BASE];
-	spec.kernel[SCHEDULE_PATCHED] = im.image[SCHEDULE_PATCHED];
-	spec.initrd[SCHEDULE_BASE] = spec.initrd[SCHEDULE_PATCHED] = initrd;
+	spec.kernel[ANALYZE_BASE] = im.image[ANALYZE_BASE];
+	spec.kernel[ANALYZE_PATCHED] = im.image[ANALYZE_PATCHED];
+	spec.initrd[ANALYZE_BASE] = spec.initrd[ANALYZE_PATCHED] = initrd;
 	spec.plan_cmdline = pf.cmdline.buf;
 	spec.arch = set.hosts[0].sched.arch;
 	spec.accel = (int)set.accel;

@@ -1675,16 +1675,15 @@ double stats_seq_look(struct stats_seq *s, size_t n)
 	return a;
 }
 
-double stats_seq_replay(double alpha, size_t n_max, const size_t *n,
-			size_t nlooks)
+double stats_seq_replay(struct stats_seq *s, double alpha, size_t n_max,
+			const size_t *n, size_t nlooks)
 {
-	struct stats_seq s;
 	double a = alpha;
 	size_t i;
 
-	stats_seq_init(&s, alpha, n_max);
+	stats_seq_init(s, alpha, n_max);
 	for (i = 0; i < nlooks; i++)
-		a = stats_seq_look(&s, n[i]);
+		a = stats_seq_look(s, n[i]);
 	return a;
 }
 

@@ -7,8 +7,8 @@
 #define X86	arch_find("x86_64")
 #define ARM	arch_find("arm64")
 
-static int count(const enum schedule_side *s, size_t from, size_t n,
-		 enum schedule_side side)
+static int count(const enum analyze_side *s, size_t from, size_t n,
+		 enum analyze_side side)
 {
 	int c = 0;
 	size_t i;
@@ -20,7 +20,7 @@ static int count(const enum schedule_side *s, size_t from, size_t n,
 
 int main(void)
 {
-	enum schedule_side a[40], b[40];
+	enum analyze_side a[40], b[40];
 	struct schedule_rng r;
 	struct schedule_host hosts[3];
 	size_t i;
@@ -33,7 +33,7 @@ int main(void)
 	schedule_abba(&r, 20, b);
 	ok(!memcmp(a, b, sizeof(a)), "the same seed gives the same order");
 	for (i = 0; i < 40; i += 4) {
-		if (count(a, i, 4, SCHEDULE_BASE) != 2)
+		if (count(a, i, 4, ANALYZE_BASE) != 2)
 			balanced = 0;
 		if (a[i] == a[i + 1] || a[i] != a[i + 3] ||
 		    a[i + 1] != a[i + 2])
@@ -45,8 +45,8 @@ int main(void)
 		schedule_rng_init(&r, (uint64_t)seed);
 		schedule_abba(&r, 20, b);
 		differ += memcmp(a, b, sizeof(a)) != 0;
-		starts_b += b[0] == SCHEDULE_BASE;
-		starts_p += b[0] == SCHEDULE_PATCHED;
+		starts_b += b[0] == ANALYZE_BASE;
+		starts_p += b[0] == ANALYZE_PATCHED;
 	}
 	ok(differ >= 63, "other seeds give other orders (%d/64)", differ);
 	ok(starts_b > 16 && starts_p > 16,
@@ -54,7 +54,7 @@ int main(void)
 	   starts_b, starts_p);
 	schedule_rng_init(&r, 7);
 	schedule_abba(&r, 3, a);
-	is_int(count(a, 0, 6, SCHEDULE_BASE), 3, "odd pairs: balanced");
+	is_int(count(a, 0, 6, ANALYZE_BASE), 3, "odd pairs: balanced");
 	ok(a[4] != a[5], "odd pairs: the last pair is AB or BA");
 
 	memset(hosts, 0, sizeof(hosts));
