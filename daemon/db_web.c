@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <sqlite3.h>
 
 #include "analyze.h"
 #include "db.h"
@@ -26,30 +25,28 @@
  * metric, params, unit, direction, is_primary, value), ordered by
  * workload, metric, params, boot, into set.  0, or -1 (logged).
  */
-static int feed_read(struct db *db, sqlite3_stmt *st,
+static int feed_read(struct db *db, struct sqlite3_stmt *st,
 		     struct analyze_set *set)
 {
 	struct strbuf err = STRBUF_INIT;
 	int rc, ret = -1;
 
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		long long boot = sqlite3_column_int64(st, 0);
-		int side = sqlite3_column_int(st, 1) ? 1 : 0;
+	while ((rc = db_row(db, st, "db_web", "samples")) > 0) {
+		long long boot = db_column_int64(st, 0);
+		int side = db_column_int(st, 1) ? 1 : 0;
 
-#define TEXT(i) ((const char *)sqlite3_column_text(st, (i)) ?: "")
+#define TEXT(i) (db_column_text(st, (i)) ?: "")
 		if (analyze_add(set, TEXT(2), TEXT(3), TEXT(4), TEXT(5),
-				TEXT(6), sqlite3_column_int(st, 7),
+				TEXT(6), db_column_int(st, 7),
 				side ? ANALYZE_PATCHED : ANALYZE_BASE, boot,
-				sqlite3_column_double(st, 8), &err)) {
+				db_column_double(st, 8), &err)) {
 			error("db_web", "samples: %s", err.buf);
 			goto out;
 		}
 #undef TEXT
 	}
-	if (rc != SQLITE_DONE) {
-		error("db_web", "samples: %s", sqlite3_errmsg(db_sqlite(db)));
+	if (rc < 0)
 		goto out;
-	}
 	analyze_set_finish(set);
 	ret = 0;
 out:
@@ -126,7 +123,7 @@ static json_t *feed_metrics(const struct analyze_set *set, int compared)
  * The metrics of a prepared, bound feed statement (see feed_read()),
  * each tested with o unless o is NULL.
  */
-static int feed_metrics_of(struct db *db, sqlite3_stmt *st,
+static int feed_metrics_of(struct db *db, struct sqlite3_stmt *st,
 			   const struct stats_opts *o, json_t **out)
 {
 	struct analyze_set set;
@@ -155,12 +152,12 @@ static int run_metrics(struct db *db, long long run_id, json_t **out)
 		"SELECT " FEED_COLUMNS "FROM boot b JOIN sample s ON "
 		"s.boot_id = b.id WHERE b.run_id = ?1 AND b.status = 'ok' "
 		FEED_ORDER;
-	sqlite3_stmt *st;
+	struct sqlite3_stmt *st;
 	int ret;
 
 	if (db_json_prepare(db, sql, &st))
 		return -1;
-	sqlite3_bind_int64(st, 1, run_id);
+	db_bind_int(st, 1, run_id);
 	ret = feed_metrics_of(db, st, NULL, out);
 	db_json_done(st);
 	return ret;
@@ -225,7 +222,7 @@ int db_web_trends(struct db *db, const struct db_web_trend_filter *f,
 		"AND c.arch = ?2 AND c.workload = ?3 AND c.metric = ?4 AND "
 		"(?5 IS NULL OR h.name = ?5) "
 		"ORDER BY r.started_at DESC, c.id DESC LIMIT ?6";
-	sqlite3_stmt *st = NULL;
+	struct sqlite3_stmt *st = NULL;
 	json_t *rows = json_array();
 	int ret = -1;
 
@@ -233,12 +230,12 @@ int db_web_trends(struct db *db, const struct db_web_trend_filter *f,
 		goto out;
 	if (db_json_prepare(db, sql, &st))
 		goto out;
-	sqlite3_bind_text(st, 1, f->tree, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, f->arch, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, f->workload, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 4, f->metric, -1, SQLITE_STATIC);
-	db_bind_text_or_null(st, 5, f->host);
-	sqlite3_bind_int64(st, 6, (long long)f->limit + 1);
+	db_bind_text(st, 1, f->tree);
+	db_bind_text(st, 2, f->arch);
+	db_bind_text(st, 3, f->workload);
+	db_bind_text(st, 4, f->metric);
+	db_bind_text(st, 5, f->host);
+	db_bind_int(st, 6, (long long)f->limit + 1);
 	if (db_json_collect(db, st, rows))
 		goto out;
 	*more = json_array_size(rows) > (size_t)f->limit;
@@ -266,7 +263,7 @@ int db_web_hosts(struct db *db, json_t **out)
 		"(SELECT count(*) FROM boot WHERE host_id = h.id) AS boots, "
 		"NULL AS calibration "
 		"FROM host h ORDER BY h.name";
-	sqlite3_stmt *st = NULL;
+	struct sqlite3_stmt *st = NULL;
 	json_t *rows = json_array();
 	int ret = -1;
 
@@ -302,20 +299,20 @@ static int compare_metrics(struct db *db, long long a, long long b,
 		"(" SIDE(1) " OR " SIDE(2) ") " FEED_ORDER;
 #undef SIDE
 	json_t *host = json_object_get(group, "host_id");
-	sqlite3_stmt *st;
+	struct sqlite3_stmt *st;
 	int ret;
 
 	if (db_json_prepare(db, sql, &st))
 		return -1;
-	sqlite3_bind_int64(st, 1, a);
-	sqlite3_bind_int64(st, 2, b);
+	db_bind_int(st, 1, a);
+	db_bind_int(st, 2, b);
 	if (json_is_integer(host))
-		sqlite3_bind_int64(st, 3, json_integer_value(host));
-	sqlite3_bind_text(st, 4, json_string_value(json_object_get(group,
-			  "plan")), -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 5, json_string_value(json_object_get(group,
-			  "clock")), -1, SQLITE_STATIC);
-	sqlite3_bind_int(st, 6, DB_WEB_COMPARE_BOOTS);
+		db_bind_int(st, 3, json_integer_value(host));
+	db_bind_text(st, 4,
+		     json_string_value(json_object_get(group, "plan")));
+	db_bind_text(st, 5,
+		     json_string_value(json_object_get(group, "clock")));
+	db_bind_int(st, 6, DB_WEB_COMPARE_BOOTS);
 	ret = feed_metrics_of(db, st, o, out);
 	db_json_done(st);
 	return ret;
@@ -341,7 +338,7 @@ int db_web_compare(struct db *db, long long a, long long b,
 		"GROUP BY bo.host_id, r.plan, r.clock "
 		"HAVING boots_a > 0 AND boots_b > 0 ORDER BY h.name, r.clock";
 	json_t *ra = NULL, *rb = NULL, *groups = json_array(), *g, *metrics;
-	sqlite3_stmt *st = NULL;
+	struct sqlite3_stmt *st = NULL;
 	size_t i;
 	int ret = -1;
 
@@ -357,8 +354,8 @@ int db_web_compare(struct db *db, long long a, long long b,
 	}
 	if (db_json_prepare(db, groups_sql, &st))
 		goto out;
-	sqlite3_bind_int64(st, 1, a);
-	sqlite3_bind_int64(st, 2, b);
+	db_bind_int(st, 1, a);
+	db_bind_int(st, 2, b);
 	if (db_json_collect(db, st, groups))
 		goto out;
 	db_json_done(st);
@@ -387,25 +384,22 @@ int db_web_console(struct db *db, long long boot_id, int *found,
 	static const char sql[] =
 		"SELECT console_path, status NOT IN ('queued', 'running') "
 		"FROM boot WHERE id = ?1";
-	sqlite3_stmt *st;
+	struct sqlite3_stmt *st;
 	int rc;
 
 	*found = 0;
 	*path = NULL;
 	if (db_json_prepare(db, sql, &st))
 		return -1;
-	sqlite3_bind_int64(st, 1, boot_id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
+	db_bind_int(st, 1, boot_id);
+	rc = db_row(db, st, "db_web", "boot %lld", boot_id);
+	if (rc > 0) {
 		*found = 1;
 		*path = db_column_strdup(st, 0);
-		*finished = sqlite3_column_int(st, 1);
+		*finished = db_column_int(st, 1);
 	}
 	db_json_done(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return error("db_web", "boot %lld: %s", boot_id,
-			     sqlite3_errmsg(db_sqlite(db)));
-	return 0;
+	return rc < 0 ? -1 : 0;
 }
 
 int db_web_notifications(struct db *db, long long series_id, json_t **out)
@@ -457,7 +451,7 @@ int db_web_facets(struct db *db, json_t **out)
 	static const char metrics_sql[] =
 		"SELECT DISTINCT workload, metric FROM comparison ORDER BY 1, 2";
 	json_t *facets = json_object(), *rows = NULL, *vals, *row;
-	sqlite3_stmt *st = NULL;
+	struct sqlite3_stmt *st = NULL;
 	size_t i, j;
 	int ret = -1;
 
