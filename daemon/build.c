@@ -26,7 +26,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <jansson.h>
 #include <limits.h>
 #include <pwd.h>
@@ -41,8 +40,10 @@
 #include "arch.h"
 #include "build.h"
 #include "buildlog.h"
+#include "fs.h"
 #include "kconfig.h"
 #include "log.h"
+#include "now.h"
 #include "sandbox.h"
 #include "sha256.h"
 #include "tree.h"
@@ -112,36 +113,6 @@ void build_result_release(struct build_result *res)
 
 /* ---- small file helpers ---------------------------------------------- */
 
-static int mkdir_p(const char *path, uid_t uid, gid_t gid, int chown_it)
-{
-	char tmp[PATH_MAX];
-	char *p;
-
-	if (snprintf(tmp, sizeof(tmp), "%s", path) >= (int)sizeof(tmp))
-		return error("build", "%s: path too long", path);
-	for (p = tmp + 1; ; p++) {
-		if (*p != '/' && *p)
-			continue;
-		{
-			char c = *p;
-
-			*p = '\0';
-			if (mkdir(tmp, 0755) == 0) {
-				if (chown_it && chown(tmp, uid, gid) < 0)
-					return error("build", "%s: chown: %s",
-						     tmp, strerror(errno));
-			} else if (errno != EEXIST) {
-				return error("build", "%s: %s", tmp,
-					     strerror(errno));
-			}
-			*p = c;
-		}
-		if (!*p)
-			break;
-	}
-	return 0;
-}
-
 static int write_file(const char *path, const char *data, size_t len)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -195,22 +166,6 @@ out:
 	if (close(out) < 0 && !ret)
 		ret = error("build", "%s: %s", to, strerror(errno));
 	return ret;
-}
-
-static int rm_one(const char *path, const struct stat *st, int flag,
-		  struct FTW *ftw)
-{
-	return flag == FTW_DP ? rmdir(path) : unlink(path);
-}
-
-static int rm_rf(const char *path)
-{
-	if (access(path, F_OK))
-		return 0;
-	if (nftw(path, rm_one, 32, FTW_DEPTH | FTW_PHYS))
-		return error("build", "removing %s: %s", path,
-			     strerror(errno));
-	return 0;
 }
 
 static int file_exists(const char *path)
@@ -470,22 +425,12 @@ struct build_ctx {
 	struct strbuf env[14];
 };
 
-static double now_s(void)
+/* A slot directory the build user writes: its own when builds drop root. */
+static int slot_mkdir(const struct build_ctx *ctx, const char *path)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* CPU time of the calling thread (the daemon runs builds on workers). */
-static double thread_cpu_s(void)
-{
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
-		return 0;
-	return ts.tv_sec + ts.tv_nsec / 1e9;
+	if (ctx->drop)
+		return fs_mkdir_p_owned(path, 0755, ctx->uid, ctx->gid);
+	return fs_mkdir_p(path, 0755);
 }
 
 static void on_line(void *arg, const char *line, size_t len)
@@ -950,7 +895,7 @@ static int finish(struct build_ctx *ctx, const char *tmp, const char *final,
 	strbuf_addf(&path, "%s/result.json", tmp);
 	if (write_file(path.buf, json.buf, json.len))
 		goto out;
-	if (rm_rf(final))
+	if (fs_rm_rf(final))
 		goto out;
 	if (rename(tmp, final) < 0) {
 		error("build", "%s: %s", final, strerror(errno));
@@ -1096,7 +1041,7 @@ int build_run(const struct build_request *req, struct build_result *res)
 	struct strbuf fragments = STRBUF_INIT, final = STRBUF_INIT,
 		      tmp = STRBUF_INIT, path = STRBUF_INIT;
 	struct passwd *pw;
-	double start = now_s(), t, cpu0 = thread_cpu_s();
+	double start = now_s(), t, cpu0 = now_thread_cpu_s();
 	int lock_fd = -1, log_fd = -1, ret = -1, r, dup;
 	size_t i;
 
@@ -1146,11 +1091,9 @@ int build_run(const struct build_request *req, struct build_result *res)
 		ctx->drop = 1;
 	}
 	if (slot_paths(ctx, res->config_key) ||
-	    mkdir_p(ctx->slot, 0, 0, 0) ||
-	    mkdir_p(ctx->cfg, ctx->uid, ctx->gid, ctx->drop) ||
-	    mkdir_p(ctx->obj, ctx->uid, ctx->gid, ctx->drop) ||
-	    (req->use_ccache &&
-	     mkdir_p(ctx->ccache, ctx->uid, ctx->gid, ctx->drop)))
+	    fs_mkdir_p(ctx->slot, 0755) || slot_mkdir(ctx, ctx->cfg) ||
+	    slot_mkdir(ctx, ctx->obj) ||
+	    (req->use_ccache && slot_mkdir(ctx, ctx->ccache)))
 		goto out;
 	strbuf_addf(&path, "%s/lock", ctx->slot);
 	lock_fd = open(path.buf, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
@@ -1171,20 +1114,20 @@ int build_run(const struct build_request *req, struct build_result *res)
 		goto out;
 	}
 	t = now_s();
-	res->checkout_cpu_s = thread_cpu_s();
+	res->checkout_cpu_s = now_thread_cpu_s();
 	if (tree_worktree_open(req->tree, ctx->src, res->commit, &wt) ||
 	    tree_worktree_switch(wt, res->commit, NULL))
 		goto out;
 	tree_worktree_free(wt);
 	wt = NULL;
 	res->checkout_s = now_s() - t;
-	res->checkout_cpu_s = thread_cpu_s() - res->checkout_cpu_s;
+	res->checkout_cpu_s = now_thread_cpu_s() - res->checkout_cpu_s;
 	ctx->log.srctree = ctx->src;
 
 	strbuf_addf(&tmp, "%s/builds/%s/.tmp-%s-%s-%d", req->cache_dir,
 		    res->commit, ctx->arch->name, res->config_key,
 		    (int)getpid());
-	if (rm_rf(tmp.buf) || mkdir_p(tmp.buf, 0, 0, 0))
+	if (fs_rm_rf(tmp.buf) || fs_mkdir_p(tmp.buf, 0755))
 		goto out;
 	strbuf_reset(&path);
 	strbuf_addf(&path, "%s/build.log", tmp.buf);
@@ -1238,7 +1181,7 @@ int build_run(const struct build_request *req, struct build_result *res)
 	if (r == 0)
 		res->status = BUILD_OK;
 	res->duration_s = now_s() - start;
-	res->self_cpu_s = thread_cpu_s() - cpu0;
+	res->self_cpu_s = now_thread_cpu_s() - cpu0;
 	if (finish(ctx, tmp.buf, final.buf, res))
 		goto out;
 	ret = 0;
@@ -1251,7 +1194,7 @@ interrupted:
 	ret = 0;
 out:
 	if ((ret || res->status == BUILD_INTERRUPTED) && tmp.len)
-		rm_rf(tmp.buf);
+		fs_rm_rf(tmp.buf);
 	if (log_fd >= 0)
 		close(log_fd);
 	tree_worktree_free(wt);

@@ -68,6 +68,7 @@
 #include "db.h"
 #include "http.h"
 #include "log.h"
+#include "now.h"
 
 #define HTTP_MAX_PARAMS		4
 #define HTTP_MAX_SEGMENTS	16	/* more: no route can match */
@@ -579,14 +580,6 @@ static void conn_deadline(struct http_server *srv, struct MHD_Connection *conn,
 	pthread_mutex_lock(&srv->conn_lock);
 	c->deadline_ms = due_ms;
 	pthread_mutex_unlock(&srv->conn_lock);
-}
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }
 
 /* A request line is in: the request starts, with the target as sent. */

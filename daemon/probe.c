@@ -9,18 +9,10 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "log.h"
+#include "now.h"
 #include "probe.h"
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static int try_boot(struct vm_host *h, const struct probe_spec *spec,
 		    enum arch_accel accel, unsigned int timeout_s,

@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "now.h"
 #include "sandbox.h"
 #include "strbuf.h"
 
@@ -80,14 +81,6 @@ unsigned long long sandbox_du(const char *path)
 	total = du_total;
 	busy = 0;
 	return total;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 static void set_limit(int resource, unsigned long long v)

@@ -21,7 +21,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -430,12 +429,6 @@ static int worktree_leftover(const char *dir)
 	return ret;
 }
 
-static int rm_one(const char *path, const struct stat *st, int flag,
-		  struct FTW *ftw)
-{
-	return flag == FTW_DP ? rmdir(path) : unlink(path);
-}
-
 int tree_worktree_open(const char *repo_path, const char *wt_path,
 		       const char *rev, struct tree_worktree **out)
 {
@@ -478,12 +471,8 @@ int tree_worktree_open(const char *repo_path, const char *wt_path,
 		 */
 		log_warn("tree", "%s: unusable worktree, creating it again",
 			 wt_path);
-		if (!access(wt_path, F_OK) &&
-		    nftw(wt_path, rm_one, 32, FTW_DEPTH | FTW_PHYS)) {
-			error("tree", "removing %s: %s", wt_path,
-			      strerror(errno));
+		if (fs_rm_rf(wt_path))
 			goto out;
-		}
 	}
 	/*
 	 * Worktree names are path components: keep [A-Za-z0-9._-] of the

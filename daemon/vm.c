@@ -50,6 +50,7 @@
 #include <zlib.h>
 
 #include "log.h"
+#include "now.h"
 #include "strbuf.h"
 #include "vm.h"
 
@@ -156,14 +157,6 @@ static void vm_setup(void)
 		return;
 	}
 	pthread_detach(tid);
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 /*
