@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "analyze.h"
 #include "log.h"
 #include "sample.h"
@@ -49,32 +50,6 @@ void analyze_set_release(struct analyze_set *s)
 	free(s->m);
 	free(s->it);
 	analyze_set_init(s);
-}
-
-static void *xrealloc(void *p, size_t size)
-{
-	p = realloc(p, size ? size : 1);
-	if (!p)
-		die("analyze", "out of memory");
-	return p;
-}
-
-static void *xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n + 1, size);
-
-	if (!p)
-		die("analyze", "out of memory");
-	return p;
-}
-
-static char *xstrdup(const char *s)
-{
-	char *d = strdup(s);
-
-	if (!d)
-		die("analyze", "out of memory");
-	return d;
 }
 
 const char *analyze_side_str(enum analyze_side side)
@@ -153,10 +128,7 @@ static struct analyze_metric *append(struct analyze_set *s,
 {
 	struct analyze_metric *m;
 
-	if (s->n == s->alloc) {
-		s->alloc = s->alloc ? 2 * s->alloc : 16;
-		s->m = xrealloc(s->m, s->alloc * sizeof(*s->m));
-	}
+	ALLOC_GROW(s->m, s->n + 1, s->alloc);
 	m = &s->m[s->n++];
 	memset(m, 0, sizeof(*m));
 	m->workload = xstrdup(workload);

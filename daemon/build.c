@@ -37,6 +37,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "arch.h"
 #include "build.h"
 #include "buildlog.h"
@@ -379,8 +380,8 @@ static int cache_lookup(const char *dir, struct build_result *res)
 	if (!s || !file_exists(s))
 		goto out;
 	res->status = BUILD_OK;
-	res->image = strdup(s);
-	res->dir = strdup(dir);
+	res->image = xstrdup(s);
+	res->dir = xstrdup(dir);
 	s = json_string_value(json_object_get(o, "config_hash"));
 	snprintf(res->config_hash, sizeof(res->config_hash), "%s",
 		 s ? s : "");
@@ -642,7 +643,7 @@ static int configure(struct build_ctx *ctx, const char *fragments,
 	res->reason = failure_reason(ctx, "configure", &sb, &sr);
 	if (res->reason || !file_exists(path.buf)) {
 		if (!res->reason)
-			res->reason = strdup("configure: no .config written");
+			res->reason = xstrdup("configure: no .config written");
 		res->status = BUILD_FAILED;
 		ret = 1;
 		goto out;
@@ -651,7 +652,7 @@ static int configure(struct build_ctx *ctx, const char *fragments,
 		goto out;
 	if (kconfig_dropped(fragments, config.buf, &res->dropped) < 0) {
 		res->status = BUILD_FAILED;
-		res->reason = strdup("configure: a fragment line is not a "
+		res->reason = xstrdup("configure: a fragment line is not a "
 				     "CONFIG_ assignment");
 		ret = 1;
 		goto out;
@@ -752,7 +753,7 @@ static int compile(struct build_ctx *ctx, int log_fd,
 	res->reason = failure_reason(ctx, "make", &sb, &sr);
 	strbuf_addf(&image, "%s/%s", ctx->obj, ctx->arch->image);
 	if (!res->reason && !file_exists(image.buf))
-		res->reason = strdup("make: succeeded but wrote no image");
+		res->reason = xstrdup("make: succeeded but wrote no image");
 	ret = res->reason ? 1 : 0;
 	if (ret)
 		res->status = BUILD_FAILED;
@@ -889,7 +890,7 @@ static int finish(struct build_ctx *ctx, const char *tmp, const char *final,
 	} else if (ctx->log.error_lines.len) {
 		strbuf_addstr(&res->error_lines, ctx->log.error_lines.buf);
 	}
-	res->dir = strdup(final);
+	res->dir = xstrdup(final);
 	build_result_json(res, &json);
 	strbuf_reset(&path);
 	strbuf_addf(&path, "%s/result.json", tmp);
@@ -1045,9 +1046,7 @@ int build_run(const struct build_request *req, struct build_result *res)
 	int lock_fd = -1, log_fd = -1, ret = -1, r, dup;
 	size_t i;
 
-	ctx = calloc(1, sizeof(*ctx));
-	if (!ctx)
-		return error("build", "out of memory");
+	ctx = xcalloc(1, sizeof(*ctx));
 	ctx->req = req;
 	strbuf_init(&ctx->prev_objects);
 	for (i = 0; i < sizeof(ctx->env) / sizeof(ctx->env[0]); i++)
@@ -1189,7 +1188,7 @@ int build_run(const struct build_request *req, struct build_result *res)
 interrupted:
 	res->status = BUILD_INTERRUPTED;
 	free(res->reason);
-	res->reason = strdup("stopped on request");
+	res->reason = xstrdup("stopped on request");
 	res->duration_s = now_s() - start;
 	ret = 0;
 out:

@@ -27,6 +27,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "analyze.h"
 #include "cli.h"
 #include "cli_bench.h"
@@ -125,9 +126,7 @@ static void print_table(const struct console_result *res)
 	struct sample *s;
 	size_t n = 0, ng = 0, i, j;
 
-	s = calloc(res->nrecords + 1, sizeof(*s));
-	if (!s)
-		die("bench", "out of memory");
+	s = xcalloc(res->nrecords + 1, sizeof(*s));
 	for (i = 0; i < res->nrecords; i++)
 		n += sample_parse(res->records[i].json, &s[n]);
 	/* A boot's iterations, grouped as the runner and analysis do. */
@@ -238,9 +237,7 @@ int cli_bench(int argc, char **argv)
 				"here; guest runs are `kregress boot`\n");
 		return cli_usage("bench");
 	}
-	plan = calloc(1, sizeof(*plan));
-	if (!plan)
-		die("bench", "out of memory");
+	plan = xcalloc(1, sizeof(*plan));
 	if (strbuf_read_file(&text, argv[optind], PLAN_TEXT_MAX))
 		goto out;
 	if (plan_parse(plan, text.buf, text.len, err, sizeof(err))) {

@@ -28,6 +28,7 @@
 
 #include <jansson.h>
 
+#include "alloc.h"
 #include "analyze.h"
 #include "cli.h"
 #include "cli_compare.h"
@@ -202,9 +203,7 @@ static int read_json(struct analyze_set *s, int side, const char *file,
 			goto out;
 		if (unit) {
 			free(m->unit);
-			m->unit = strndup(unit, COMPARE_MAX_UNIT);
-			if (!m->unit)
-				die("compare", "out of memory");
+			m->unit = xstrndup(unit, COMPARE_MAX_UNIT);
 		}
 		if (dir && stats_direction_parse(dir, &m->direction) < 0) {
 			error("compare", "%s: sample %zu: direction '%s' is "

@@ -29,6 +29,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "config.h"
 #include "log.h"
 #include "plan.h"
@@ -105,24 +106,6 @@ static void pop(struct cctx *c, size_t len)
 {
 	c->path.len = len;
 	c->path.buf[len] = '\0';
-}
-
-static char *xstrdup(const char *s)
-{
-	char *d = strdup(s);
-
-	if (!d)
-		die("config", "out of memory");
-	return d;
-}
-
-static void *xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n ? n : 1, size);
-
-	if (!p)
-		die("config", "out of memory");
-	return p;
 }
 
 static char *resolve_path(struct cctx *c, const char *p)

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "db.h"
 #include "log.h"
 #include "strbuf.h"
@@ -79,9 +80,7 @@ sqlite3_stmt *db_stmt(struct db *db, const char *sql)
 	}
 	if (db->n_cache == db->alloc_cache) {
 		db->alloc_cache = db->alloc_cache ? 2 * db->alloc_cache : 32;
-		c = realloc(db->cache, db->alloc_cache * sizeof(*c));
-		if (!c)
-			die("db", "out of memory");
+		c = xrealloc(db->cache, db->alloc_cache * sizeof(*c));
 		db->cache = c;
 	}
 	c = &db->cache[db->n_cache++];
@@ -253,9 +252,8 @@ int db_open_migrations(const char *path, const struct db_migration *list,
 	int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
 		    SQLITE_OPEN_NOMUTEX;
 
-	db = calloc(1, sizeof(*db));
-	if (!db || !(db->path = strdup(path)))
-		die("db", "out of memory");
+	db = xcalloc(1, sizeof(*db));
+	db->path = xstrdup(path);
 	if (sqlite3_open_v2(path, &db->sq, flags, NULL) != SQLITE_OK) {
 		error("db", "%s: %s", path, db->sq ? sqlite3_errmsg(db->sq) :
 		      "out of memory");
@@ -421,9 +419,7 @@ char *db_column_strdup(sqlite3_stmt *st, int col)
 
 	if (!t)
 		return NULL;
-	s = strdup(t);
-	if (!s)
-		die("db", "out of memory");
+	s = xstrdup(t);
 	return s;
 }
 

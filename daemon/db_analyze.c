@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "db.h"
 #include "db_analyze.h"
 #include "log.h"
@@ -39,10 +40,8 @@ static int read_looks(struct db *db, struct db_analyze_run *r)
 		patched += (size_t)db_column_int64(st, 1);
 		if (!base || !patched)
 			continue;	/* the runner stops; no look */
-		r->looks = realloc(r->looks, (r->nlooks + 1) *
+		r->looks = xrealloc(r->looks, (r->nlooks + 1) *
 				   sizeof(*r->looks));
-		if (!r->looks)
-			die("analyze", "out of memory");
 		r->looks[r->nlooks++] = base < patched ? base : patched;
 	}
 	db_reset(st);
@@ -87,9 +86,7 @@ int db_analyze_runs(struct db *db, long long series_id,
 	db_bind_int(st, 1, series_id);
 	while ((rc = db_row(db, st, "analyze", "series %lld: runs",
 			    series_id)) > 0) {
-		v = realloc(v, (count + 1) * sizeof(*v));
-		if (!v)
-			die("analyze", "out of memory");
+		v = xrealloc(v, (count + 1) * sizeof(*v));
 		r = &v[count++];
 		memset(r, 0, sizeof(*r));
 		r->arch = db_column_strdup(st, 0);

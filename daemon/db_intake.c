@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "alloc.h"
 #include "db.h"
 #include "db_intake.h"
 #include "log.h"
@@ -40,9 +41,7 @@ int db_intake_source(struct db *db, long long id,
 		src->source_url = db_column_strdup(st, 0);
 		src->list = db_column_strdup(st, 4);
 		if (mbox) {
-			src->mbox = malloc(n + 1);
-			if (!src->mbox)
-				die("intake", "out of memory");
+			src->mbox = xmalloc(n + 1);
 			memcpy(src->mbox, mbox, n);
 			src->mbox[n] = '\0';
 			src->mbox_len = n;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "db.h"
 #include "db_json.h"
 #include "log.h"
@@ -29,9 +30,7 @@ static json_t *text_value(const char *text, size_t len)
 	v = json_stringn(text, len);
 	if (v)
 		return v;
-	copy = malloc(len + 1);
-	if (!copy)
-		die("db", "out of memory");
+	copy = xmalloc(len + 1);
 	for (i = 0; i < len; i++)
 		copy[i] = (unsigned char)text[i] < 0x80 && text[i] ?
 			  text[i] : '?';

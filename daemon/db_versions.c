@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "alloc.h"
 #include "db.h"
 #include "db_pipeline.h"
 #include "db_versions.h"
@@ -248,13 +249,7 @@ int db_versions_since_previous(struct db *db, long long series_id,
 			    out->previous_version)) > 0) {
 		struct db_versions_metric *m;
 
-		if (out->n == alloc) {
-			alloc = alloc ? 2 * alloc : 16;
-			out->metrics = realloc(out->metrics,
-					       alloc * sizeof(*out->metrics));
-			if (!out->metrics)
-				die("versions", "out of memory");
-		}
+		ALLOC_GROW(out->metrics, out->n + 1, alloc);
 		m = &out->metrics[out->n++];
 		m->arch = text(st, 0);
 		m->workload = text(st, 1);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "alloc.h"
 #include "db.h"
 #include "db_watch.h"
 #include "log.h"
@@ -133,12 +134,7 @@ int db_watch_pending_list(struct db *db, const char *list,
 			    list)) > 0) {
 		struct db_watch_pending *p;
 
-		if (*n == alloc) {
-			alloc = alloc ? 2 * alloc : 8;
-			*out = realloc(*out, alloc * sizeof(**out));
-			if (!*out)
-				die("watch", "out of memory");
-		}
+		ALLOC_GROW(*out, *n + 1, alloc);
 		p = &(*out)[(*n)++];
 		p->thread = db_column_strdup(st, 0);
 		p->url = db_column_strdup(st, 1);

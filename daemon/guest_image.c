@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "arch.h"
 #include "guest_image.h"
 #include "initramfs.h"
@@ -54,9 +55,7 @@ int guest_initramfs(const struct arch *arch, const char *cache_dir,
 
 	if (guest_workloads_dir(arch->machine, dir, sizeof(dir)))
 		return -1;
-	l = malloc(sizeof(*l));
-	if (!l)
-		die("guest", "out of memory");
+	l = xmalloc(sizeof(*l));
 	initramfs_list_init(l);
 	if (!initramfs_list_add_workloads(l, dir))
 		ret = initramfs_cached(l->e, l->n, 1, cache_dir, path);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "alloc.h"
 #include "config.h"
 #include "db_run.h"
 #include "hosts.h"
@@ -163,14 +164,10 @@ static void set_add(struct hosts_set *set, const struct config_host *ch,
 	struct runner_host *rh;
 	size_t n = set->n + 1;
 
-	set->hosts = realloc(set->hosts, n * sizeof(*set->hosts));
-	set->ids = realloc(set->ids, n * sizeof(*set->ids));
-	set->uris = realloc(set->uris, n * sizeof(*set->uris));
-	if (!set->hosts || !set->ids || !set->uris)
-		die("hosts", "out of memory");
-	set->uris[set->n] = strdup(ch->uri);
-	if (!set->uris[set->n])
-		die("hosts", "out of memory");
+	set->hosts = xrealloc(set->hosts, n * sizeof(*set->hosts));
+	set->ids = xrealloc(set->ids, n * sizeof(*set->ids));
+	set->uris = xrealloc(set->uris, n * sizeof(*set->uris));
+	set->uris[set->n] = xstrdup(ch->uri);
 	set->ids[set->n] = id;
 	rh = &set->hosts[set->n];
 	memset(rh, 0, sizeof(*rh));

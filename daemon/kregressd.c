@@ -44,6 +44,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "api.h"
 #include "config.h"
 #include "db.h"
@@ -308,9 +309,7 @@ static void reload(const char *path)
 		strbuf_addstr(&fixed, " limits.api_header_timeout_s");
 	if (cur->limits.api_idle_timeout_s != cfg->limits.api_idle_timeout_s)
 		strbuf_addstr(&fixed, " limits.api_idle_timeout_s");
-	old = realloc(config_old, (n_config_old + 1) * sizeof(*old));
-	if (!old)
-		die("config", "out of memory");
+	old = xrealloc(config_old, (n_config_old + 1) * sizeof(*old));
 	config_old = old;
 	/* The background threads hold the old config: stop them first. */
 	bg_stop();
@@ -409,9 +408,7 @@ static int run(struct config *cfg)
 	if (hosts_startup(db, cfg) || api_start(cfg, &api))
 		goto out;
 
-	w = calloc(n, sizeof(*w));
-	if (!w)
-		die("kregressd", "out of memory");
+	w = xcalloc(n, sizeof(*w));
 	for (i = 0; i < n; i++) {
 		w[i].index = i;
 		snprintf(w[i].owner, sizeof(w[i].owner), "%s/w%d", owner, i);

@@ -33,6 +33,7 @@
 #include <string.h>
 #include <sys/random.h>
 
+#include "alloc.h"
 #include "console.h"
 #include "log.h"
 #include "runner.h"
@@ -75,12 +76,8 @@ static unsigned int *place_busy(const char *uri, const struct arch *arch)
 	for (i = 0; i < nplaces; i++)
 		if (places[i].arch == arch && !strcmp(places[i].uri, uri))
 			return &places[i].busy;
-	places = realloc(places, (nplaces + 1) * sizeof(*places));
-	if (!places)
-		die("runner", "out of memory");
-	places[nplaces].uri = strdup(uri);
-	if (!places[nplaces].uri)
-		die("runner", "out of memory");
+	places = xrealloc(places, (nplaces + 1) * sizeof(*places));
+	places[nplaces].uri = xstrdup(uri);
 	places[nplaces].arch = arch;
 	places[nplaces].busy = 0;
 	return &places[nplaces++].busy;
@@ -137,9 +134,7 @@ static int parse_samples(const char *log, size_t len, const char *nonce,
 			 console_status_str(cr.status), cr.reason);
 		goto out;
 	}
-	s = calloc(cr.nrecords ? cr.nrecords : 1, sizeof(*s));
-	if (!s)
-		die("runner", "out of memory");
+	s = xcalloc(cr.nrecords ? cr.nrecords : 1, sizeof(*s));
 	for (i = 0; i < cr.nrecords; i++)
 		*n += sample_parse(cr.records[i].json, &s[*n]);
 	if (!*n) {
@@ -440,10 +435,8 @@ int runner_run(const struct runner_spec *spec, struct runner_host *hosts,
 	r.rep = rep;
 	schedule_rng_init(&rng, spec->seed);
 	stats_seq_init(&seq, spec->stats.alpha, budget);
-	order = calloc(2 * pairs, sizeof(*order));
-	r.slots = calloc(2 * pairs, sizeof(*r.slots));
-	if (!order || !r.slots)
-		die("runner", "out of memory");
+	order = xcalloc(2 * pairs, sizeof(*order));
+	r.slots = xcalloc(2 * pairs, sizeof(*r.slots));
 
 	for (;;) {
 		size_t done = r.ok[0] < r.ok[1] ? r.ok[0] : r.ok[1];

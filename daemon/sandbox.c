@@ -35,6 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "log.h"
 #include "now.h"
 #include "sandbox.h"
@@ -231,12 +232,7 @@ static void child(const struct sandbox *sb, char **args, char **env,
 
 static void push(char ***v, size_t *n, size_t *alloc, const char *s)
 {
-	if (*n == *alloc) {
-		*alloc = *alloc ? 2 * *alloc : 64;
-		*v = realloc(*v, *alloc * sizeof(**v));
-		if (!*v)
-			abort();
-	}
+	ALLOC_GROW(*v, *n + 1, *alloc);
 	(*v)[(*n)++] = (char *)s;
 }
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "analyze.h"
 #include "config.h"
 #include "db_analyze.h"
@@ -92,9 +93,7 @@ static struct db_comparison *rows_of(const struct db_analyze_run *runs,
 
 	for (i = 0; i < nruns; i++)
 		total += sets[i].n;
-	rows = calloc(total + 1, sizeof(*rows));
-	if (!rows)
-		die("analyze", "out of memory");
+	rows = xcalloc(total + 1, sizeof(*rows));
 	c = rows;
 	for (i = 0; i < nruns; i++)
 		for (j = 0; j < sets[i].n; j++, c++) {
@@ -188,9 +187,7 @@ enum pipeline_result stage_analyze(struct pipeline_ctx *ctx,
 			      "analyze");
 		goto out;
 	}
-	sets = calloc(nruns, sizeof(*sets));
-	if (!sets)
-		die("analyze", "out of memory");
+	sets = xcalloc(nruns, sizeof(*sets));
 	for (i = 0; i < nruns; i++) {
 		struct db_analyze_run *r = &runs[i];
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "apply.h"
 #include "apply_input.h"
 #include "config.h"
@@ -164,9 +165,7 @@ enum pipeline_result stage_apply(struct pipeline_ctx *ctx,
 		r = PIPELINE_RETRY;
 		goto out;
 	}
-	idx = calloc(res.n_commits + 1, sizeof(*idx));
-	if (!idx)
-		die("apply", "out of memory");
+	idx = xcalloc(res.n_commits + 1, sizeof(*idx));
 	for (i = 0; i < res.n_commits && i < s->nr_patches; i++)
 		idx[i] = s->patches[i]->index;
 	strbuf_addf(&reason, "%s; %s", b.reason, why.buf);

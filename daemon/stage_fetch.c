@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "allowlist.h"
 #include "config.h"
 #include "db.h"
@@ -60,9 +61,7 @@ enum pipeline_result stage_fetch(struct pipeline_ctx *ctx,
 	fetch_options_init(&fo);
 	lim.keep_raw = 1;
 	if (cfg) {
-		allow = calloc(cfg->n_url_allowlist + 1, sizeof(*allow));
-		if (!allow)
-			die("intake", "out of memory");
+		allow = xcalloc(cfg->n_url_allowlist + 1, sizeof(*allow));
 		for (i = 0; i < cfg->n_url_allowlist; i++)
 			allow[i] = cfg->url_allowlist[i];
 		fo.allow = allow;

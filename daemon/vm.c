@@ -49,6 +49,7 @@
 #include <libvirt/virterror.h>
 #include <zlib.h>
 
+#include "alloc.h"
 #include "log.h"
 #include "now.h"
 #include "strbuf.h"
@@ -188,12 +189,8 @@ int vm_host_open(const char *uri, struct vm_host **out)
 	pthread_once(&vm_once, vm_setup);
 	if (vm_once_failed)
 		return error("vm", "libvirt: cannot start the event loop");
-	h = calloc(1, sizeof(*h));
-	if (!h)
-		die("vm", "out of memory");
-	h->uri = strdup(uri);
-	if (!h->uri)
-		die("vm", "out of memory");
+	h = xcalloc(1, sizeof(*h));
+	h->uri = xstrdup(uri);
 	h->remote = uri_is_remote(uri);
 	h->conn = virConnectOpen(uri);
 	if (!h->conn) {

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "alloc.h"
 #include "atom.h"
 #include "config.h"
 #include "db.h"
@@ -50,18 +51,14 @@ struct watch {
 
 int watch_new(const struct config *cfg, struct watch **out)
 {
-	struct watch *w = calloc(1, sizeof(*w));
+	struct watch *w = xcalloc(1, sizeof(*w));
 	struct strbuf err = STRBUF_INIT;
 	size_t i;
 
 	*out = NULL;
-	if (!w)
-		die("watch", "out of memory");
 	w->cfg = cfg;
-	w->lists = calloc(cfg->n_lists ? cfg->n_lists : 1, sizeof(*w->lists));
-	w->allow = calloc(cfg->n_url_allowlist + 1, sizeof(char *));
-	if (!w->lists || !w->allow)
-		die("watch", "out of memory");
+	w->lists = xcalloc(cfg->n_lists ? cfg->n_lists : 1, sizeof(*w->lists));
+	w->allow = xcalloc(cfg->n_url_allowlist + 1, sizeof(char *));
 	for (i = 0; i < cfg->n_url_allowlist; i++)
 		w->allow[i] = cfg->url_allowlist[i];
 	w->lim.max_bytes = cfg->limits.max_mbox_bytes;
