@@ -14,6 +14,7 @@
 #include "db_analyze.h"
 #include "jobq.h"
 #include "log.h"
+#include "options.h"
 #include "stage_analyze.h"
 #include "strbuf.h"
 
@@ -36,17 +37,11 @@ static int feed_sample(void *arg, const struct db_analyze_sample *s)
 void stage_analyze_options(const struct config *cfg, struct stats_opts *o,
 			   enum analyze_fdr *fdr)
 {
-	stats_opts_init(o);
+	options_stats(cfg, o);
 	/* Not stored in a comparison row: no need to spend the time. */
 	o->bootstrap = 0;
 	*fdr = ANALYZE_FDR_BH;
-	if (!cfg)
-		return;
-	o->threshold = cfg->stats.threshold_pct / 100;
-	o->alpha = cfg->stats.alpha;
-	if (cfg->stats.min_samples > 0)
-		o->min_samples = cfg->stats.min_samples;
-	if (cfg->stats.fdr_method &&
+	if (cfg && cfg->stats.fdr_method &&
 	    analyze_fdr_parse(cfg->stats.fdr_method, fdr))
 		log_warn("analyze", "stats.fdr_method '%s' unknown: using bh",
 			 cfg->stats.fdr_method);

@@ -15,6 +15,7 @@
 #include "jobq.h"
 #include "log.h"
 #include "mail.h"
+#include "options.h"
 #include "series.h"
 #include "strbuf.h"
 
@@ -41,7 +42,7 @@ enum pipeline_result stage_fetch(struct pipeline_ctx *ctx,
 	const struct config *cfg = ctx->cfg;
 	struct db_intake_source src;
 	struct fetch_options fo;
-	struct mail_limits lim = { 0 };
+	struct mail_limits lim;
 	struct mail_box box;
 	struct strbuf data = STRBUF_INIT;
 	struct series *s = NULL;
@@ -59,20 +60,17 @@ enum pipeline_result stage_fetch(struct pipeline_ctx *ctx,
 		return PIPELINE_RETRY;
 	}
 	fetch_options_init(&fo);
-	lim.keep_raw = 1;
+	memset(&lim, 0, sizeof(lim));
 	if (cfg) {
-		allow = xcalloc(cfg->n_url_allowlist + 1, sizeof(*allow));
-		for (i = 0; i < cfg->n_url_allowlist; i++)
-			allow[i] = cfg->url_allowlist[i];
+		allow = options_allowlist(cfg);
 		fo.allow = allow;
 		if (cfg->limits.max_body_bytes)
 			fo.max_bytes = cfg->limits.max_body_bytes;
 		if (cfg->limits.max_mbox_bytes > fo.max_bytes)
 			fo.max_bytes = cfg->limits.max_mbox_bytes;
-		lim.max_bytes = cfg->limits.max_mbox_bytes;
-		if (cfg->limits.max_messages > 0)
-			lim.max_messages = (size_t)cfg->limits.max_messages;
+		options_mail_limits(cfg, &lim);
 	}
+	lim.keep_raw = 1;
 	if (!src.mbox) {
 		if (!src.source_url) {
 			strbuf_addstr(&out->reason,

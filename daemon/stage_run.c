@@ -14,6 +14,7 @@
 #include "hosts.h"
 #include "jobq.h"
 #include "log.h"
+#include "options.h"
 #include "plan.h"
 #include "plan_file.h"
 #include "plan_kconfig.h"
@@ -263,8 +264,7 @@ static enum pipeline_result run_arch(struct pipeline_ctx *ctx,
 	st.series_id = job->series_id;
 	st.im = &im;
 	st.hosts = &set;
-	spec.max_per_side = cfg->stats.max_boots_per_side > 0 ?
-			    (size_t)cfg->stats.max_boots_per_side : 10;
+	spec.max_per_side = options_max_per_side(cfg);
 	design.series_id = job->series_id;
 	design.arch = name;
 	design.accel = arch_accel_str(set.accel);
@@ -294,10 +294,7 @@ static enum pipeline_result run_arch(struct pipeline_ctx *ctx,
 	spec.accel = (int)set.accel;
 	spec.timeout_s = (unsigned int)cfg->limits.boot_timeout_s;
 	spec.seed = seed;
-	stats_opts_init(&spec.stats);
-	spec.stats.threshold = cfg->stats.threshold_pct / 100;
-	spec.stats.alpha = cfg->stats.alpha;
-	spec.stats.min_samples = (size_t)cfg->stats.min_samples;
+	options_stats(cfg, &spec.stats);
 	spec.stats.repeatable = spec.icount;
 	spec.log_dir = dir.buf;
 	spec.on_start = on_start;

@@ -24,6 +24,7 @@
 #include "log.h"
 #include "mail.h"
 #include "jobq.h"
+#include "options.h"
 #include "series.h"
 #include "strbuf.h"
 #include "watch.h"
@@ -58,12 +59,8 @@ int watch_new(const struct config *cfg, struct watch **out)
 	*out = NULL;
 	w->cfg = cfg;
 	w->lists = xcalloc(cfg->n_lists ? cfg->n_lists : 1, sizeof(*w->lists));
-	w->allow = xcalloc(cfg->n_url_allowlist + 1, sizeof(char *));
-	for (i = 0; i < cfg->n_url_allowlist; i++)
-		w->allow[i] = cfg->url_allowlist[i];
-	w->lim.max_bytes = cfg->limits.max_mbox_bytes;
-	w->lim.max_messages = cfg->limits.max_messages > 0 ?
-			      (size_t)cfg->limits.max_messages : 0;
+	w->allow = options_allowlist(cfg);
+	options_mail_limits(cfg, &w->lim);
 	for (i = 0; i < cfg->n_lists; i++) {
 		struct watch_list *l = &w->lists[i];
 
