@@ -104,7 +104,7 @@ struct build_result {
 void build_request_init(struct build_request *req);
 
 /* $KREGRESS_CACHE, else /var/cache/kregress: builds, slots, ccache and
- * the guest initramfs cache. */
+ * the guest initramfs cache (the configuration's cache_dir default). */
 const char *build_cache_dir(void);
 /* $KREGRESS_CONFIG_DIR, else KREGRESS_DATADIR/configs. */
 const char *build_config_dir(void);

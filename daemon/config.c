@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "alloc.h"
+#include "build.h"
 #include "config.h"
 #include "log.h"
 #include "plan.h"
@@ -1222,11 +1223,11 @@ out:
 
 static int load_root(struct cctx *c, json_t *root, struct config *cfg)
 {
-	static const char *const keys[] = { "state_dir", "database", "api",
-					    "trees", "arches", "hosts",
-					    "plans", "stats", "lists",
-					    "url_allowlist", "mail", "limits",
-					    NULL };
+	static const char *const keys[] = { "state_dir", "database",
+					    "cache_dir", "api", "trees",
+					    "arches", "hosts", "plans",
+					    "stats", "lists", "url_allowlist",
+					    "mail", "limits", NULL };
 	char *dbdef;
 
 	if (!json_is_object(root))
@@ -1243,6 +1244,10 @@ static int load_root(struct cctx *c, json_t *root, struct config *cfg)
 		return -1;
 	}
 	free(dbdef);
+	/* Without the key, $KREGRESS_CACHE or /var/cache/kregress. */
+	if (get_path(c, root, "cache_dir", 0, build_cache_dir(),
+		     &cfg->cache_dir))
+		return -1;
 	if (load_api(c, root, cfg) || load_trees(c, root, cfg) ||
 	    load_arches(c, root, cfg) || load_hosts(c, root, cfg) ||
 	    load_plans(c, root, cfg) || load_stats(c, root, cfg) ||
@@ -1415,6 +1420,7 @@ void config_free(struct config *cfg)
 	free(cfg->file);
 	free(cfg->state_dir);
 	free(cfg->database);
+	free(cfg->cache_dir);
 	free(cfg->api.listen);
 	free(cfg->api.host);
 	for (i = 0; i < cfg->api.n_tokens; i++) {

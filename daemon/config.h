@@ -122,6 +122,7 @@ struct config {
 	char *file;		/* as given to config_load() */
 	char *state_dir;	/* absolute */
 	char *database;		/* absolute */
+	char *cache_dir;	/* absolute: builds, slots, ccache, initramfs */
 	struct config_api api;
 	struct config_tree *trees;
 	size_t n_trees;

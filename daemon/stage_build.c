@@ -144,6 +144,7 @@ enum pipeline_result stage_build(struct pipeline_ctx *ctx,
 		req.fragments[i] = ac->fragments[i];
 	if (ac->make_jobs > 0)
 		req.jobs = ac->make_jobs;
+	req.cache_dir = cfg->cache_dir;
 	req.timeout_s = cfg->limits.build_timeout_s;
 	req.log_bytes = cfg->limits.log_max_bytes;
 	if (cfg->limits.build_memory_mb > 0)

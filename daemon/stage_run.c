@@ -191,7 +191,7 @@ static enum pipeline_result run_arch(struct pipeline_ctx *ctx,
 {
 	const struct config *cfg = ctx->cfg;
 	const char *name = arch->name;
-	const char *cache = build_cache_dir();
+	const char *cache = cfg->cache_dir;
 	struct db_run_images im;
 	struct hosts_set set;
 	struct hosts_probe_kit kit;

@@ -99,6 +99,25 @@ out:
 	strbuf_release(&want);
 }
 
+/* The build cache: the file's cache_dir, else $KREGRESS_CACHE, else /var. */
+static void test_cache_dir(void)
+{
+	struct config *cfg;
+
+	setenv("KREGRESS_CACHE", "/srv/kr-cache", 1);
+	cfg = good("{}", "no cache_dir, $KREGRESS_CACHE set");
+	if (cfg)
+		is_str(cfg->cache_dir, "/srv/kr-cache",
+		       "cache_dir from the environment");
+	config_free(cfg);
+	cfg = good("{\"cache_dir\": \"cache\"}", "cache_dir in the file");
+	unsetenv("KREGRESS_CACHE");
+	if (cfg)
+		is_str(cfg->cache_dir, "/etc/kr/cache",
+		       "the file's, relative to it, over the environment");
+	config_free(cfg);
+}
+
 static void test_defaults(void)
 {
 	struct config *cfg = good("{}", "empty object");
@@ -108,6 +127,7 @@ static void test_defaults(void)
 	is_str(cfg->state_dir, "/var/lib/kregress", "default state_dir");
 	is_str(cfg->database, "/var/lib/kregress/kregress.db",
 	       "default database under state_dir");
+	is_str(cfg->cache_dir, "/var/cache/kregress", "default cache_dir");
 	is_str(cfg->api.listen, "127.0.0.1:8080", "default listen");
 	is_int(cfg->api.n_tokens, 0, "no tokens by default");
 	is_int(cfg->api.max_body_bytes, 16 << 20, "default body cap");
@@ -436,6 +456,7 @@ int main(void)
 {
 	test_example();
 	test_defaults();
+	test_cache_dir();
 	test_bad();
 	test_plans();
 	test_token_file();
