@@ -18,14 +18,9 @@
 #include "config.h"
 #include "db.h"
 #include "db_pipeline.h"
-#include "stage_fetch.h"
 #include "jobq.h"
 #include "log.h"
 #include "pipeline.h"
-#include "stage_analyze.h"
-#include "stage_apply.h"
-#include "stage_build.h"
-#include "stage_run.h"
 
 #define NOT_IMPLEMENTED "not implemented yet"
 
