@@ -23,7 +23,7 @@ DESTDIR   ?=
 CC        ?= cc
 PKG_CONFIG ?= pkg-config
 PKGS      := sqlite3 jansson libmicrohttpd libcurl gsl libgit2 gmime-3.0 \
-	     libvirt zlib
+	     glib-2.0 libvirt zlib
 
 CFLAGS    ?= -O2 -g
 WARNINGS  := -Wall -Wextra -Wshadow -Wformat=2 -Wno-unused-parameter \
@@ -54,6 +54,7 @@ endif
 DEBIAN_PACKAGES := build-essential pkg-config git ca-certificates \
 	libsqlite3-dev sqlite3 libjansson-dev libmicrohttpd-dev \
 	libcurl4-openssl-dev libgsl-dev libgit2-dev libgmime-3.0-dev \
+	libglib2.0-dev \
 	libvirt-dev zlib1g-dev \
 	wrk python3 python3-scipy python3-numpy
 

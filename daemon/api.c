@@ -17,6 +17,7 @@
 
 #include <jansson.h>
 
+#include "allowlist.h"
 #include "api.h"
 #include "config.h"
 #include "db.h"
@@ -142,24 +143,25 @@ static int looks_like_mail(const char *body, size_t len)
 	return 0;
 }
 
-/* The allowlist keeps submissions from pointing into private networks. */
-static int url_allowed(struct api_access *api, const char *url)
+/*
+ * The allowlist keeps submissions from pointing into private networks:
+ * 1 when url may be fetched, else 0 with *why.  Called with api->lock
+ * held for reading.
+ */
+static int url_allowed(struct api_access *api, const char *url,
+		       const char **why)
 {
-	size_t i;
-
 	if (!api->allow)
 		return 1;
-	for (i = 0; i < api->n_allow; i++)
-		if (!strncmp(url, api->allow[i], strlen(api->allow[i])))
-			return 1;
-	return 0;
+	return !allowlist_check((const char *const *)api->allow, url, NULL,
+				why);
 }
 
 static void submit_series(struct http_request *req, void *arg)
 {
 	struct api *api = arg;
 	char type[64], location[64];
-	const char *body, *url = NULL;
+	const char *body, *url = NULL, *why = NULL;
 	json_t *doc = NULL;
 	json_error_t jerr;
 	struct db *db;
@@ -211,12 +213,11 @@ static void submit_series(struct http_request *req, void *arg)
 			goto out;
 		}
 		pthread_rwlock_rdlock(&api->lock);
-		allowed = url_allowed(api->access, url);
+		allowed = url_allowed(api->access, url, &why);
 		pthread_rwlock_unlock(&api->lock);
 		if (!allowed) {
 			http_reply_error(req, 403, "url-not-allowed",
-					 "\"%s\" is not under a prefix of the "
-					 "URL allowlist", url);
+					 "\"%s\" is refused: %s", url, why);
 			goto out;
 		}
 	} else if (!strcmp(type, "application/mbox") ||

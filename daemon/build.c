@@ -300,8 +300,10 @@ static int config_key(const struct build_request *req,
 	sha256_update(&s, arch->name, strlen(arch->name) + 1);
 	sha256_update(&s, req->base_config, strlen(req->base_config) + 1);
 	if (!is_make_target(req->base_config) &&
-	    sha256_update_file(&s, req->base_config))
+	    sha256_update_file(&s, req->base_config)) {
+		sha256_release(&s);
 		return -1;
+	}
 	sha256_update(&s, fragments, strlen(fragments));
 	sha256_final_hex(&s, hex);
 	memcpy(key, hex, 16);

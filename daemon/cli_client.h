@@ -5,7 +5,8 @@
 #ifndef KREGRESS_CLI_CLIENT_H
 #define KREGRESS_CLI_CLIENT_H
 
-#include <jansson.h>
+/* jansson's json_t; only cli_results_print() takes one */
+struct json_t;
 
 int cli_submit(int argc, char **argv);
 int cli_status(int argc, char **argv);
@@ -18,7 +19,7 @@ int cli_results(int argc, char **argv);
  * or with json the id, status, runs and comparisons as one JSON line.
  * Returns CLI_OK, or CLI_FAILED when the JSON cannot be written.
  */
-int cli_results_print(json_t *doc, long long id, int json);
+int cli_results_print(struct json_t *doc, long long id, int json);
 
 /*
  * The API's base URL: --server, else $KREGRESS_SERVER, else api.listen of

@@ -1,5 +1,5 @@
 /*
- * client.h - the CLI's HTTP client for kregressd's API (libcurl).
+ * client.h - the CLI's HTTP client for kregressd's API (on net.c).
  *
  * One blocking request per call; the response body is capped so that a
  * wrong server cannot make the CLI eat memory.
@@ -27,7 +27,8 @@ struct client_request {
  * Sends r to server ("http://host:port", no trailing slash needed).
  * Returns 0 when a response arrived, whatever its status (in *status,
  * body appended to resp); -1 (logged: "client: URL: reason") when there
- * was none: connection refused, timeout, response over the cap.
+ * was none: connection refused, timeout, response over the cap.  No
+ * redirect is followed.
  */
 int client_call(const char *server, const struct client_request *r,
 		long *status, struct strbuf *resp);

@@ -1,10 +1,10 @@
 /*
- * fetch.h - mail over HTTP(S): lore/public-inbox and patchwork; the only
- * libcurl user of the intake.
+ * fetch.h - mail over HTTP(S): lore/public-inbox and patchwork, through
+ * net.c.
  *
  * A URL a kernel developer pastes is mapped to the mbox it stands for
  * (fetch_resolve, pure), every URL, redirect target and patchwork "mbox"
- * link is checked against the caller's allowlist before any request is
+ * link passes the caller's allowlist (allowlist.c) before any request is
  * made, and the body is read with a size cap (after gzip decoding, so a
  * small bomb cannot grow past it), connect and total timeouts, TLS peer
  * and host verification, and at most max_redirects redirects.
@@ -17,14 +17,7 @@
 struct strbuf;
 
 struct fetch_options {
-	/*
-	 * NULL-terminated list of URL prefixes ("https://lore.kernel.org/").
-	 * A URL is allowed when it starts with one of them at a boundary
-	 * ('/', '?', '#' or the end follows, unless the prefix ends in '/').
-	 * NULL or empty: every URL is refused.  Plain http:// is refused
-	 * unless the host is loopback (127.0.0.1, ::1, localhost) AND
-	 * allowed by a prefix (for tests).
-	 */
+	/* URL prefixes, NULL-terminated: see allowlist_check() */
 	const char *const *allow;
 	size_t max_bytes;	/* decoded body; default 32 MiB */
 	int connect_timeout_s;	/* default 10 */
@@ -49,16 +42,11 @@ const char *fetch_kind_str(enum fetch_kind kind);
 int fetch_is_url(const char *s);
 
 /*
- * Pure: 0 when url is allowed by fo, else -1 with *why (static string).
- */
-int fetch_url_check(const char *url, const struct fetch_options *fo,
-		    const char **why);
-
-/*
  * Pure: maps a URL to what must be fetched.  A lore message URL
  * (https://HOST/LIST/MSGID/, also .../T/, .../t/, #anchors) becomes that
  * thread's .../t.mbox.gz; .../raw, .../t.mbox.gz, patchwork .../mbox/ and
- * /api/[VERSION/]series/ID/ are kept.  *out is the caller's.
+ * /api/[VERSION/]series/ID/ are kept.  The URL comes out normalised
+ * (net_url_parse()).  *out is the caller's.
  */
 int fetch_resolve(const char *url, char **out, enum fetch_kind *kind);
 
@@ -67,6 +55,7 @@ struct fetch_result {
 	char *etag;		/* NULL if none; caller frees via release */
 	char *last_modified;
 	char *content_type;
+	char *status_text;	/* "HTTP 404 Not Found", as a user reads it */
 	struct strbuf *body;	/* caller's; gzip bodies are decoded */
 };
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "allowlist.h"
 #include "config.h"
 #include "db.h"
 #include "db_intake.h"
@@ -61,7 +62,7 @@ enum pipeline_result intake_fetch_stage(struct pipeline_ctx *ctx,
 				      "neither a URL nor an mbox");
 			goto out;
 		}
-		if (fetch_url_check(src.source_url, &fo, &why)) {
+		if (allowlist_check(fo.allow, src.source_url, NULL, &why)) {
 			strbuf_addf(&out->reason, "%s: refused: %s",
 				    src.source_url, why);
 			goto out;

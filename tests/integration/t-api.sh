@@ -79,7 +79,7 @@ cat >"$T/config.json" <<CFG
 		"tokens": [ { "name": "test", "value": "$TOKEN" } ],
 		"max_body_bytes": 65536
 	},
-	"url_allowlist": [ "https://lore.kernel.org/", "$LORE/" ]
+	"url_allowlist": [ "https://lore.kernel.org/", "$LORE/lkml/" ]
 }
 CFG
 
@@ -172,6 +172,17 @@ ok $? "wrong token: HTTP 401 reported"
 kr submit --server "$SRV" https://10.1.2.3/r/x
 test $? = 1 && grep -q 'HTTP 403.*allowlist' "$T/err"
 ok $? "URL outside the allowlist: HTTP 403 reported"
+# Issue 15: matched on the raw URL, these were accepted and then fetched
+# the /private/ the server resolves them to.
+for trick in "$LORE/lkml/../private/x/" "$LORE/lkml/%2e%2e/private/x/" \
+	     "$LORE/lkml/..%2fprivate/x/"; do
+	kr submit --server "$SRV" "$trick"
+	test $? = 1 && grep -q 'HTTP 403.*refused: ' "$T/err"
+	ok $? "a dot segment out of the allowlist: HTTP 403 ($trick)"
+done
+kr submit --server "$SRV" "https://lore.kernel.org@10.1.2.3/r/x"
+test $? = 1 && grep -q 'HTTP 403.*user information' "$T/err"
+ok $? "user information in the URL: HTTP 403 naming it"
 kr submit --server "$SRV" "$T/no-such-file"
 test $? = 1 && grep -q 'no-such-file' "$T/err"
 ok $? "missing file: error names it"

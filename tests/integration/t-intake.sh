@@ -148,7 +148,8 @@ done
 port=$(cat "$tmp/port")
 B=http://127.0.0.1:$port
 A=(--allow "$B/lkml/" --allow "$B/slow/" --allow "$B/old/" --allow "$B/evil/"
-   --allow "$B/loop/" --allow "$B/big/" --allow "$B/api" --allow "$B/series")
+   --allow "$B/loop/" --allow "$B/big/" --allow "$B/api" --allow "$B/series"
+   --allow "$B/sneaky/" --allow "http://localhost:$port/lkml/")
 
 run lore series parse "${A[@]}" "$B/lkml/cover.123@example.org/"
 [ "$(rc lore)" = 0 ] && has lore "^version: v2" out && \
@@ -189,6 +190,41 @@ run evil series parse "${A[@]}" "$B/evil/x/t.mbox.gz"
 [ "$(rc evil)" = 1 ] && has evil "/private/x/t.mbox.gz: refused: not in the URL allowlist" err && \
 	! grep -q "^/private" "$tmp/requests"
 ok $? "a redirect out of the allowlist is refused before the request"
+
+# Issue 15: the allowlist was matched on the raw URL, the request made
+# for the URL libcurl (and then the server) resolved.  Each of these got
+# /private/ requested before.
+for trick in "$B/lkml/../private/x/t.mbox.gz" \
+	     "$B/lkml/x/../../private/x/t.mbox.gz" \
+	     "$B/lkml/%2e%2e/private/x/t.mbox.gz" \
+	     "$B/lkml/.%2E/private/x/t.mbox.gz" \
+	     "$B/lkml/..%2Fprivate/x/t.mbox.gz" \
+	     "$B/sneaky/x/t.mbox.gz"; do
+	before=$(grep -c "^/private" "$tmp/requests")
+	run trick series parse "${A[@]}" "$trick"
+	after=$(grep -c "^/private" "$tmp/requests")
+	[ "$(rc trick)" = 1 ] && has trick "refused: " err && \
+		[ "$before" = "$after" ]
+	ok $? "dot segments, encoded or not, do not leave the allowlist: $trick"
+done
+for trick in "http://127.0.0.1:$port@localhost:$port/lkml/x@y/" \
+	     "http://localhost:$port%2F@127.0.0.1:$port/private/x@y/" \
+	     "http://:@localhost:$port/lkml/x@y/"; do
+	before=$(wc -l <"$tmp/requests")
+	run trick series parse "${A[@]}" "$trick"
+	after=$(wc -l <"$tmp/requests")
+	[ "$(rc trick)" = 1 ] && \
+		has trick "refused: no host, or user information, in the URL" err &&
+		[ "$before" = "$after" ]
+	ok $? "user information in the URL: refused, no request: $trick"
+done
+for spelling in "HTTP://LOCALHOST:$port/lkml/x@y/" \
+		"http://localhost.:$port/lkml/x@y/" \
+		"http://localhost:$port/lkml/./cover.123@example.org/"; do
+	run spelt series parse "${A[@]}" "$spelling"
+	[ "$(rc spelt)" = 0 ] && has spelt "^version: v2" out
+	ok $? "another spelling of an allowed URL is fetched: $spelling"
+done
 
 run loop series parse "${A[@]}" "$B/loop/x/t.mbox.gz"
 [ "$(rc loop)" = 1 ] && has loop "more than 5 redirects" err

@@ -3,14 +3,16 @@
  * pipeline_run_job() on a real SQLite database: a submitted mbox becomes
  * the series' revision and patch rows and the apply job is queued; a
  * series missing a patch ends "incomplete" saying which; a discussion
- * ends "fetch-failed"; a URL outside the allowlist is refused without a
- * request.  (URL fetching itself is covered by t-intake.sh.)
+ * ends "fetch-failed"; a URL outside the allowlist, also one that gets
+ * out of it through dot segments, is refused without a request.  (URL
+ * fetching itself is covered by t-intake.sh.)
  */
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "config.h"
 #include "db.h"
 #include "db_pipeline.h"
 #include "intake.h"
@@ -136,6 +138,35 @@ static void test_failures(struct pipeline_ctx *ctx)
 	       "refused before any request, with the reason");
 }
 
+/*
+ * Issue 15: the stage matched the raw URL, so "%2e%2e" got past the
+ * allowlist and was requested (here a closed port: a retry, not a
+ * refusal).
+ */
+static void test_dot_segments(struct pipeline_ctx *ctx)
+{
+	static const char text[] =
+		"{\"url_allowlist\": [\"http://127.0.0.1:9/lkml/\"]}";
+	struct strbuf err = STRBUF_INIT;
+	struct config *cfg = NULL;
+	long long id;
+
+	if (!ok(config_parse(text, sizeof(text) - 1, "t.json", &cfg, &err) ==
+		0, "a configuration with a path prefix allowed (%s)", err.buf))
+		goto out;
+	ctx->cfg = cfg;
+	id = new_series(ctx->db, NULL,
+			"http://127.0.0.1:9/lkml/%2e%2e/private/x@y/");
+	is_int(run_fetch(ctx), PIPELINE_FAIL, "an encoded dot segment fails");
+	is_str(q_state(ctx->db, id), "fetch-failed|fetch: http://127.0.0.1:9/"
+	       "lkml/%2e%2e/private/x@y/: refused: not in the URL allowlist",
+	       "refused before any request, with the reason");
+	ctx->cfg = NULL;
+out:
+	config_free(cfg);
+	strbuf_release(&err);
+}
+
 int main(void)
 {
 	struct pipeline_ctx ctx = { .owner = "test", .lease_s = 60 };
@@ -152,6 +183,7 @@ int main(void)
 		return done_testing();
 	test_complete(&ctx);
 	test_failures(&ctx);
+	test_dot_segments(&ctx);
 	db_close(ctx.db);
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/k.db-wal", dir);
