@@ -7,6 +7,7 @@
 #   make bench           benchmark programs; they print measured figures
 #   make deps            install the Debian packages the project needs
 #   make run             install deps, build, start kregressd on defaults
+#   make example         submit the bundled example series to it, watch
 #   make install         PREFIX=/usr/local DESTDIR=
 #
 # V=1 shows full command lines, DEVELOPER=1 adds -Werror, BUILD=DIR puts
@@ -28,7 +29,7 @@ PKGS      := sqlite3 jansson libmicrohttpd libcurl gsl libgit2 gmime-3.0 \
 CFLAGS    ?= -O2 -g
 WARNINGS  := -Wall -Wextra -Wshadow -Wformat=2 -Wno-unused-parameter \
 	     -Wmissing-prototypes -Wstrict-prototypes
-KR_CFLAGS := -std=gnu11 -D_GNU_SOURCE -Idaemon $(WARNINGS) \
+KR_CFLAGS := -std=gnu11 -D_GNU_SOURCE -Idaemon -Iproto $(WARNINGS) \
 	     $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null) \
 	     -DKREGRESS_DATADIR='"$(DATADIR)"'
 KR_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -lm -lpthread
@@ -50,19 +51,59 @@ Q := @
 quiet = @printf '  %-8s %s\n'
 endif
 
-# Debian packages: build and run dependencies of everything in this tree.
-DEBIAN_PACKAGES := build-essential pkg-config git ca-certificates \
-	libsqlite3-dev sqlite3 libjansson-dev libmicrohttpd-dev \
-	libcurl4-openssl-dev libgsl-dev libgit2-dev libgmime-3.0-dev \
-	libglib2.0-dev \
-	libvirt-dev zlib1g-dev \
-	wrk python3 python3-scipy python3-numpy
+# The Debian packages of everything in this tree, in one list: `make deps`
+# installs those that are missing.  One a line, with who needs it.
+DEBIAN_PACKAGES :=
+# building kregress
+DEBIAN_PACKAGES += build-essential	# the C compiler, make, libc headers
+DEBIAN_PACKAGES += pkg-config		# the libraries' flags (PKGS above)
+DEBIAN_PACKAGES += libsqlite3-dev	# the store (db*.c)
+DEBIAN_PACKAGES += libjansson-dev	# configuration and API JSON
+DEBIAN_PACKAGES += libmicrohttpd-dev	# the API server (http.c)
+DEBIAN_PACKAGES += libcurl4-openssl-dev	# every request out (net.c)
+DEBIAN_PACKAGES += libgsl-dev		# the statistics (stats.c)
+DEBIAN_PACKAGES += libgit2-dev		# apply.c, tree.c
+DEBIAN_PACKAGES += libgmime-3.0-dev	# mail.c
+DEBIAN_PACKAGES += libglib2.0-dev	# atom.c (GMarkup), sha256.c (GChecksum)
+DEBIAN_PACKAGES += libvirt-dev		# vm.c
+DEBIAN_PACKAGES += zlib1g-dev		# gzip in fetch.c and initramfs.c
+DEBIAN_PACKAGES += gcc-aarch64-linux-gnu	# arm64 kernels and workloads
+DEBIAN_PACKAGES += libc6-dev-arm64-cross	# the static aarch64 workloads
+# running it
+DEBIAN_PACKAGES += ca-certificates	# https:// to lore and patchwork
+DEBIAN_PACKAGES += git			# tree import commits, git apply -3
+DEBIAN_PACKAGES += tar			# tree import from a tarball
+DEBIAN_PACKAGES += xz-utils		# tar -J of linux-source, kernel builds
+DEBIAN_PACKAGES += linux-source-6.1	# the default tree, slow tests
+DEBIAN_PACKAGES += bubblewrap		# the build sandbox (sandbox.c)
+DEBIAN_PACKAGES += ccache		# kernel builds (build.c)
+DEBIAN_PACKAGES += bc bison flex	# the kernel's own build
+DEBIAN_PACKAGES += libelf-dev libssl-dev	# the kernel's own build
+DEBIAN_PACKAGES += cpio			# kernel builds; initramfs tests
+DEBIAN_PACKAGES += libvirt-daemon-system	# libvirtd, virtlogd: the boots
+DEBIAN_PACKAGES += libvirt-clients	# virsh: libvirt-start.sh, slow tests
+DEBIAN_PACKAGES += qemu-system-x86 qemu-system-arm	# the guests
+DEBIAN_PACKAGES += qemu-utils		# qemu-img for libvirt's volume pool
+DEBIAN_PACKAGES += tini			# libvirt-start.sh: reaps QEMU
+DEBIAN_PACKAGES += procps		# pgrep (libvirt-start.sh, tests)
+# testing and measuring it
+DEBIAN_PACKAGES += sqlite3		# tests/lib/daemon.sh: sql
+DEBIAN_PACKAGES += python3		# fake lore, JSON checks, benchmarks
+DEBIAN_PACKAGES += curl			# t-api.sh, t-results.sh call the API
+DEBIAN_PACKAGES += file			# t-workloads.sh checks the aarch64 set
+DEBIAN_PACKAGES += systemd		# t-systemd.sh: systemd-analyze etc.
+DEBIAN_PACKAGES += clang		# make check-fuzz (libFuzzer)
+DEBIAN_PACKAGES += wrk			# tests/bench/api-load.c
+DEBIAN_PACKAGES += python3-scipy python3-numpy	# stats/make-golden.py
 
+# libkregress: daemon/ but for the two main()s, and proto/, the code that
+# is also compiled into the static guest programs (workloads/workloads.mk).
 LIB_SRC   := $(filter-out daemon/kregressd.c daemon/kregress.c, \
-	       $(wildcard daemon/*.c))
+	       $(wildcard daemon/*.c)) $(wildcard proto/*.c)
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o)
 LIB       := $(BUILD)/libkregress.a
 PROGRAMS  := $(BUILD)/kregressd $(BUILD)/kregress
+SRC_OBJ   := $(LIB_OBJ) $(PROGRAMS:$(BUILD)/%=$(BUILD)/daemon/%.o)
 
 UNIT_SRC  := $(wildcard tests/unit/t-*.c)
 UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
@@ -85,7 +126,7 @@ include $(sort $(wildcard */*.mk))
 programs: $(PROGRAMS) $(UNIT_BIN) $(BENCH_BIN) $(ALL_EXTRA)
 .PHONY: all programs
 
-$(BUILD)/daemon/%.o: daemon/%.c
+$(SRC_OBJ): $(BUILD)/%.o: %.c
 	$(quiet) CC $@
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(KR_CFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
@@ -174,6 +215,19 @@ serve: programs
 	KREGRESS_CONFIG_DIR=$(CURDIR)/builders/configs \
 		$(BUILD)/kregressd -c $(RUN_CONFIG)
 .PHONY: run serve
+
+# make example: while `make run` serves, submit the bundled example series
+# (tests/fixtures/examples: HAVE_MOVE_PUD dropped on x86 and arm64, seed
+# 002's regression undone), follow it to its verdict and print the
+# comparisons.  The token comes from RUN_CONFIG.
+EXAMPLE ?= tests/fixtures/examples/move-pud-revert.mbox
+
+example: programs
+	@out=$$($(BUILD)/kregress submit -c $(RUN_CONFIG) $(EXAMPLE)) || exit 1; \
+	echo "$$out"; id=$${out#submitted series }; id=$${id%% *}; \
+	$(BUILD)/kregress watch -c $(RUN_CONFIG) $$id; \
+	$(BUILD)/kregress results -c $(RUN_CONFIG) $$id
+.PHONY: example
 
 # The migrations are compiled into the binaries; the example configuration
 # is installed for the administrator to copy to /etc/kregress.

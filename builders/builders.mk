@@ -1,7 +1,4 @@
-# builders/builders.mk - kernel builds: packages, the build user, configs.
-
-DEBIAN_PACKAGES += ccache bubblewrap gcc-aarch64-linux-gnu bc bison flex \
-	libelf-dev libssl-dev cpio xz-utils
+# builders/builders.mk - kernel builds: the build user, configs.
 
 # Builds of untrusted patches run as this unprivileged user (sandbox.c).
 KREGRESS_BUILD_USER ?= kregress-build

@@ -520,6 +520,10 @@ int api_start_opts(const struct api_opts *opts, struct api **out)
 		.body_max = opts->body_max,
 		.threads = opts->threads,
 		.db_setup = db_series_reader_setup,
+		.max_connections = opts->max_connections,
+		.max_per_address = opts->max_per_address,
+		.header_timeout_s = opts->header_timeout_s,
+		.idle_timeout_s = opts->idle_timeout_s,
 	};
 	struct api *api;
 
@@ -566,7 +570,7 @@ void api_stop(struct api *api)
 	free(api);
 }
 
-/* The tokens and allowlist of cfg, as api_opts (arrays to free()). */
+/* The api_opts of cfg (the tokens array to free()). */
 static void opts_from_config(const struct config *cfg, struct api_opts *o)
 {
 	static const char *const none[1];
@@ -587,6 +591,10 @@ static void opts_from_config(const struct config *cfg, struct api_opts *o)
 		(const char *const *)cfg->url_allowlist : none;
 	o->n_url_allowlist = cfg->n_url_allowlist;
 	o->body_max = cfg->api.max_body_bytes;
+	o->max_connections = cfg->limits.api_connections;
+	o->max_per_address = cfg->limits.api_connections_per_address;
+	o->header_timeout_s = cfg->limits.api_header_timeout_s;
+	o->idle_timeout_s = cfg->limits.api_idle_timeout_s;
 }
 
 int api_start(const struct config *cfg, struct api **out)

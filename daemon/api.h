@@ -26,6 +26,9 @@ struct api_opts {
 	size_t n_url_allowlist;
 	size_t body_max;	/* bytes; 0 = 8 MiB */
 	unsigned threads;	/* worker threads; 0 = 4 */
+	/* Connection limits (struct http_opts); each 0 = http.h's default */
+	unsigned max_connections, max_per_address;
+	unsigned header_timeout_s, idle_timeout_s;
 };
 
 /*
@@ -35,14 +38,16 @@ struct api_opts {
 int api_start_opts(const struct api_opts *opts, struct api **out);
 
 /*
- * api_start_opts() with the address, tokens, body cap, URL allowlist and
- * database of kregressd's configuration (api.*, url_allowlist, database).
+ * api_start_opts() with the address, tokens, body cap, URL allowlist,
+ * connection limits and database of kregressd's configuration (api.*,
+ * url_allowlist, limits.api_*, database).
  */
 int api_start(const struct config *cfg, struct api **out);
 
 /*
  * Takes the tokens and URL allowlist of a reloaded configuration; the
- * next request uses them.  The address and body cap need a restart.
+ * next request uses them.  The address, body cap and connection limits
+ * need a restart.
  */
 void api_reload(struct api *api, const struct config *cfg);
 

@@ -19,11 +19,15 @@
  * The libgit2 failure (file and hunk) is what is reported when both fail:
  * it is the more precise one.
  *
- * Safety: patches are untrusted.  Before anything is applied, every path
- * named in the diff headers must be relative and free of "..", "." and
- * ".git" components, and no path may lead through a symbolic link (one in
- * the base tree or one the same patch creates).  Such a patch is
- * APPLY_REJECTED.
+ * Safety: patches are untrusted.  The diff is scanned by diff.c, the same
+ * scanner that cut it out of the mail, and only the bytes it took reach
+ * libgit2 and git apply.  Before anything is applied, every path the
+ * scanner found in the headers must be relative and free of "..", "." and
+ * ".git" components and of control characters, no path may lead through
+ * a symbolic link (one in the base tree or one the same patch creates),
+ * and every path libgit2 reads must be one of them.  A NUL byte, a broken
+ * header or text after the diff (but a signature) makes the patch unsafe
+ * too.  Such a patch is APPLY_REJECTED.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -37,6 +41,7 @@
 #include <git2.h>
 
 #include "apply.h"
+#include "diff.h"
 #include "log.h"
 
 struct apply_repo {
@@ -227,8 +232,11 @@ void apply_result_release(struct apply_result *res)
 }
 
 /*
- * Path checks.  The diff headers are walked with hunk line counting, so
- * that a removed line reading "-- foo" is not mistaken for a "--- " header.
+ * Checks on the diff, all on what the scanner (diff.c) found: it says
+ * which lines are headers (a removed line reading "--- /etc/x" is
+ * content) and where the diff ends, and only the bytes it took are given
+ * to libgit2 and git apply.  So the paths checked here are the paths
+ * applied.
  */
 
 /* Checks one path as it appears after the a/ or b/ prefix is removed. */
@@ -242,10 +250,17 @@ static int check_path(const char *p, size_t n, struct strbuf *why)
 		strbuf_addf(why, "absolute path '%.*s'", (int)n, p);
 		return -1;
 	}
-	if (memchr(p, '\\', n) || memchr(p, '\0', n)) {
+	if (memchr(p, '\\', n)) {
 		strbuf_addf(why, "path with a backslash '%.*s'", (int)n, p);
 		return -1;
 	}
+	for (i = 0; i < n; i++)
+		if ((unsigned char)p[i] < 0x20 || p[i] == 0x7f) {
+			strbuf_addf(why, "path with a control character "
+				    "'%.*s'", (int)strnlen(p, n), p);
+			return -1;
+		}
+	i = 0;
 	while (i < n) {
 		const char *c = p + i;
 		size_t k = 0;
@@ -267,276 +282,253 @@ static int check_path(const char *p, size_t n, struct strbuf *why)
 	return 0;
 }
 
-/* Strips a surrounding pair of quotes (git quotes unusual names). */
-static void unquote(const char **p, size_t *n)
+/* The most paths one file of a diff names (see file_paths()). */
+#define FILE_PATHS 8
+
+/*
+ * The paths file f names, as the tree knows them: the names of its "diff
+ * --git" and "--- "/"+++ " lines without their a/ or b/ prefix, and the
+ * rename/copy values; "/dev/null" left out.  new_side[i] says whether
+ * out[i] is a path the patch writes.  Returns how many.
+ */
+static size_t file_paths(const struct diff_file *f,
+			 struct diff_path out[FILE_PATHS],
+			 int new_side[FILE_PATHS])
 {
-	if (*n >= 2 && (*p)[0] == '"' && (*p)[*n - 1] == '"') {
-		(*p)++;
-		*n -= 2;
+	const struct diff_path in[FILE_PATHS] = {
+		f->git_old, f->git_new, f->old, f->new,
+		f->rename_from, f->rename_to, f->copy_from, f->copy_to,
+	};
+	size_t i, n = 0;
+
+	for (i = 0; i < FILE_PATHS; i++) {
+		struct diff_path p = in[i];
+
+		if (!p.p || diff_path_is_null(p))
+			continue;
+		if (i < 4 && p.n > 2 && (p.p[0] == 'a' || p.p[0] == 'b') &&
+		    p.p[1] == '/') {
+			p.p += 2;
+			p.n -= 2;
+		}
+		new_side[n] = i % 2;
+		out[n++] = p;
 	}
+	return n;
 }
 
-/* "--- a/x", "+++ b/x", "--- /dev/null", with an optional tab + date. */
-static int check_file_line(const char *l, size_t n, struct strbuf *why)
+/* The line of buf holding off, cut to 60 characters, for a reason. */
+static void add_line(struct strbuf *why, const char *buf, size_t len,
+		     size_t off)
 {
-	const char *tab = memchr(l, '\t', n);
+	const char *nl;
+	size_t n;
 
-	if (tab)
-		n = tab - l;
-	unquote(&l, &n);
-	if (n == 9 && !memcmp(l, "/dev/null", 9))
-		return 0;
-	if (n > 2 && (l[0] == 'a' || l[0] == 'b') && l[1] == '/') {
-		l += 2;
-		n -= 2;
-	}
-	return check_path(l, n, why);
+	while (off > 0 && buf[off - 1] != '\n')
+		off--;
+	nl = memchr(buf + off, '\n', len - off);
+	n = nl ? (size_t)(nl - buf - off) : len - off;
+
+	strbuf_addf(why, "'%.*s'", (int)(n > 60 ? 60 : n), buf + off);
 }
 
-/* "diff --git a/x b/y": both names, split at " b/". */
-static int check_git_line(const char *l, size_t n, struct strbuf *why)
+/* The first line of buf[off..end) that is not blank, or end. */
+static size_t skip_blank(const char *buf, size_t off, size_t end)
 {
-	const char *b = NULL;
-	size_t i;
+	while (off < end) {
+		const char *l = buf + off, *nl = memchr(l, '\n', end - off);
+		size_t n = nl ? (size_t)(nl - l) : end - off, i;
 
-	for (i = 0; i + 3 < n; i++)
-		if (!memcmp(l + i, " b/", 3) || !memcmp(l + i, " \"b/", 4))
-			b = l + i + 1;
-	if (!b) {
-		strbuf_addf(why, "unparsable diff header '%.*s'", (int)n, l);
-		return -1;
+		for (i = 0; i < n; i++)
+			if (l[i] != ' ' && l[i] != '\t' && l[i] != '\r')
+				return off;
+		off += n + 1;
 	}
-	if (check_file_line(l, b - 1 - l, why) < 0)
-		return -1;
-	return check_file_line(b, l + n - b, why);
+	return end;
 }
 
-static int parse_count(const char **s, long *v)
+/* Is the line at buf[off..len) a mail signature's "-- " (or "--")? */
+static int is_signature(const char *buf, size_t len, size_t off)
 {
-	char *end;
+	const char *l = buf + off, *nl = memchr(l, '\n', len - off);
+	size_t n = nl ? (size_t)(nl - l) : len - off;
 
-	*v = strtol(*s, &end, 10);
-	if (end == *s)
+	return (n == 3 && !memcmp(l, "-- ", 3)) ||
+	       (n == 2 && !memcmp(l, "--", 2));
+}
+
+/*
+ * Everything but truncation that makes d unsafe to hand on: an unsafe
+ * path, a scanner error, text outside the diff (blank lines may come
+ * before it; blank lines, then a mail signature and anything after it,
+ * may follow it).  0 or -1 with why.
+ */
+static int check_diff(const char *buf, size_t len, const struct diff *d,
+		      struct strbuf *why)
+{
+	size_t i, k, n, off;
+
+	for (i = 0; i < d->nr_files; i++) {
+		struct diff_path paths[FILE_PATHS];
+		int new_side[FILE_PATHS];
+
+		n = file_paths(&d->files[i], paths, new_side);
+		for (k = 0; k < n; k++)
+			if (check_path(paths[k].p, paths[k].n, why) < 0)
+				return -1;
+	}
+	if (d->error != DIFF_OK && d->error != DIFF_ERR_TRUNCATED) {
+		strbuf_addf(why, "%s at line %zu of the diff: ",
+			    diff_error_str(d->error), d->error_line);
+		add_line(why, buf, len, d->error_off);
 		return -1;
-	*s = end;
+	}
+	off = skip_blank(buf, 0, d->start);
+	if (off < d->start) {
+		strbuf_addstr(why, "text before the diff: ");
+		add_line(why, buf, len, off);
+		return -1;
+	}
+	off = skip_blank(buf, d->end, len);
+	if (off < len && !is_signature(buf, len, off)) {
+		strbuf_addstr(why, "text after the end of the diff: ");
+		add_line(why, buf, len, off);
+		return -1;
+	}
 	return 0;
-}
-
-/* "@@ -a[,b] +c[,d] @@" -> old and new line counts. */
-static int parse_hunk(const char *l, size_t n, long *old, long *new)
-{
-	char buf[128];
-	const char *s = buf;
-	long start;
-
-	if (n >= sizeof(buf))
-		n = sizeof(buf) - 1;
-	memcpy(buf, l, n);
-	buf[n] = 0;
-	if (strncmp(s, "@@ -", 4))
-		return -1;
-	s += 4;
-	*old = 1;
-	*new = 1;
-	if (parse_count(&s, &start) < 0)
-		return -1;
-	if (*s == ',' && (s++, parse_count(&s, old) < 0))
-		return -1;
-	if (strncmp(s, " +", 2))
-		return -1;
-	s += 2;
-	if (parse_count(&s, &start) < 0)
-		return -1;
-	if (*s == ',' && (s++, parse_count(&s, new) < 0))
-		return -1;
-	return *old < 0 || *new < 0 ? -1 : 0;
-}
-
-static int has_prefix(const char *l, size_t n, const char *p)
-{
-	size_t k = strlen(p);
-
-	return n >= k && !memcmp(l, p, k);
 }
 
 int apply_check_paths(const char *diff, size_t len, struct strbuf *why)
 {
-	size_t off = 0;
-	long old = 0, new = 0;
+	struct diff d;
+	int ret;
 
-	while (off < len) {
-		const char *l = diff + off, *nl;
-		size_t n;
-
-		nl = memchr(l, '\n', len - off);
-		n = nl ? (size_t)(nl - l) : len - off;
-		off += n + 1;
-		if (n && l[n - 1] == '\r')
-			n--;
-		if (old > 0 || new > 0) {
-			/* Inside a hunk: count its lines. */
-			if (n && l[0] == '\\')
-				continue;
-			if (!n || l[0] == ' ') {
-				old--;
-				new--;
-			} else if (l[0] == '-') {
-				old--;
-			} else if (l[0] == '+') {
-				new--;
-			} else {
-				old = new = 0;	/* truncated hunk */
-			}
-			continue;
-		}
-		if (has_prefix(l, n, "@@ -")) {
-			if (parse_hunk(l, n, &old, &new) < 0) {
-				strbuf_addf(why, "malformed hunk header "
-					    "'%.*s'", (int)(n > 60 ? 60 : n),
-					    l);
-				return -1;
-			}
-		} else if (has_prefix(l, n, "diff --git ")) {
-			if (check_git_line(l + 11, n - 11, why) < 0)
-				return -1;
-		} else if (has_prefix(l, n, "--- ") ||
-			   has_prefix(l, n, "+++ ")) {
-			if (check_file_line(l + 4, n - 4, why) < 0)
-				return -1;
-		} else {
-			static const char *const names[] = {
-				"rename from ", "rename to ", "copy from ",
-				"copy to ",
-			};
-			size_t i;
-
-			for (i = 0; i < 4; i++) {
-				const char *p;
-				size_t k;
-
-				if (!has_prefix(l, n, names[i]))
-					continue;
-				p = l + strlen(names[i]);
-				k = n - strlen(names[i]);
-				unquote(&p, &k);
-				if (check_path(p, k, why) < 0)
-					return -1;
-			}
-		}
-	}
-	return 0;
+	diff_scan(diff, len, &d);
+	ret = check_diff(diff, len, &d, why);
+	diff_release(&d);
+	return ret;
 }
 
-/* Does the last file of the diff carry a binary patch, unterminated? */
-static int ends_in_binary(const struct strbuf *d)
+/* Copies a diff path into sb, NUL-terminated, for libgit2. */
+static const char *path_str(struct strbuf *sb, struct diff_path p)
 {
-	const char *last = d->buf, *p;
-
-	if (d->len < 2 || d->buf[d->len - 2] == '\n')
-		return 0;
-	while ((p = memmem(last + 1, d->len - (last + 1 - d->buf),
-			   "\ndiff --git ", 12)))
-		last = p;
-	return memmem(last, d->len - (last - d->buf), "\nGIT binary patch\n",
-		      18) != NULL;
+	strbuf_reset(sb);
+	strbuf_add(sb, p.p, p.n);
+	return sb->buf;
 }
 
 /*
- * Length of diff without a mail signature ("-- " line outside any hunk,
- * and what follows): a diff whose last file has no hunk (a mode change, a
- * pure rename) is easily cut from its mail together with the signature.
+ * Refuses a diff naming a path that leads through a symbolic link: one in
+ * the tree being patched, or one the same diff creates (a new file or a
+ * mode change to 120000).
  */
-static size_t strip_signature(const char *diff, size_t len)
-{
-	size_t off = 0;
-	long old = 0, new = 0;
-
-	while (off < len) {
-		const char *l = diff + off, *nl = memchr(l, '\n', len - off);
-		size_t n = nl ? (size_t)(nl - l) : len - off;
-
-		if (old > 0 || new > 0) {
-			if (n && l[0] == '-')
-				old--;
-			else if (n && l[0] == '+')
-				new--;
-			else if (!n || l[0] == ' ')
-				old--, new--;
-			else if (l[0] != '\\')
-				old = new = 0;
-		} else if ((n == 3 && !memcmp(l, "-- ", 3)) ||
-			   (n == 2 && !memcmp(l, "--", 2))) {
-			return off;
-		} else if (has_prefix(l, n, "@@ -") &&
-			   parse_hunk(l, n, &old, &new) < 0) {
-			old = new = 0;
-		}
-		off += n + 1;
-	}
-	return len;
-}
-
-/*
- * Refuses a delta whose path leads through a symbolic link: one in the
- * tree being patched, or one created by another delta of the same diff.
- */
-static int check_symlinks(git_tree *tree, git_diff *diff,
+static int check_symlinks(git_tree *tree, const struct diff *d,
 			  struct strbuf *why)
 {
-	size_t i, j, nd = git_diff_num_deltas(diff);
+	struct strbuf path = STRBUF_INIT, link = STRBUF_INIT;
+	struct diff_path paths[FILE_PATHS], other[FILE_PATHS];
+	int new_side[FILE_PATHS], other_new[FILE_PATHS];
+	size_t i, j, k, m, n, no;
 	int ret = 0;
 
-	for (i = 0; i < nd && !ret; i++) {
-		const git_diff_delta *d = git_diff_get_delta(diff, i);
-		const char *paths[2] = { d->old_file.path, d->new_file.path };
-		int p;
+	for (i = 0; i < d->nr_files && !ret; i++) {
+		n = file_paths(&d->files[i], paths, new_side);
+		for (k = 0; k < n && !ret; k++) {
+			char *slash;
 
-		for (p = 0; p < 2 && !ret; p++) {
-			char *copy, *slash;
-
-			if (!paths[p] || check_path(paths[p], strlen(paths[p]),
-						    why) < 0) {
-				ret = -1;
-				break;
-			}
-			copy = strdup(paths[p]);
-			for (slash = strchr(copy, '/'); slash && !ret;
+			path_str(&path, paths[k]);
+			for (slash = strchr(path.buf, '/'); slash && !ret;
 			     slash = strchr(slash + 1, '/')) {
 				git_tree_entry *e = NULL;
 
 				*slash = 0;
-				if (!git_tree_entry_bypath(&e, tree, copy) &&
+				if (!git_tree_entry_bypath(&e, tree, path.buf) &&
 				    git_tree_entry_filemode(e) ==
 				    GIT_FILEMODE_LINK) {
+					*slash = '/';
 					strbuf_addf(why, "'%s' is beyond the "
-						    "symbolic link '%s'",
-						    paths[p], copy);
+						    "symbolic link '%.*s'",
+						    path.buf,
+						    (int)(slash - path.buf),
+						    path.buf);
 					ret = -1;
 				}
 				git_tree_entry_free(e);
 				*slash = '/';
 			}
-			free(copy);
 		}
-		if (ret || d->new_file.mode != GIT_FILEMODE_LINK)
+		if (ret || d->files[i].new_mode != GIT_FILEMODE_LINK)
 			continue;
-		for (j = 0; j < nd; j++) {
-			const char *o = git_diff_get_delta(diff, j)
-					->new_file.path;
-			size_t k = strlen(d->new_file.path);
-
-			if (o && !strncmp(o, d->new_file.path, k) &&
-			    o[k] == '/') {
-				strbuf_addf(why, "'%s' is beyond the symbolic "
-					    "link '%s' the patch creates", o,
-					    d->new_file.path);
-				ret = -1;
-				break;
+		for (k = 0; k < n && !ret; k++) {
+			if (!new_side[k])
+				continue;
+			path_str(&link, paths[k]);
+			for (j = 0; j < d->nr_files && !ret; j++) {
+				no = file_paths(&d->files[j], other, other_new);
+				for (m = 0; m < no && !ret; m++) {
+					if (other[m].n <= link.len ||
+					    memcmp(other[m].p, link.buf,
+						   link.len) ||
+					    other[m].p[link.len] != '/')
+						continue;
+					strbuf_addf(why, "'%.*s' is beyond the "
+						    "symbolic link '%s' the "
+						    "patch creates",
+						    (int)other[m].n,
+						    other[m].p, link.buf);
+					ret = -1;
+				}
 			}
 		}
 	}
 	git_error_clear();
+	strbuf_release(&path);
+	strbuf_release(&link);
 	return ret;
+}
+
+/*
+ * Every path libgit2 read from the diff must be one the scanner found
+ * (and check_diff() checked): the two parsers must not disagree on what
+ * a patch touches.
+ */
+static int check_deltas(git_diff *diff, const struct diff *d,
+			struct strbuf *why)
+{
+	size_t i, j, k, n, nd = git_diff_num_deltas(diff);
+
+	for (i = 0; i < nd; i++) {
+		const git_diff_delta *delta = git_diff_get_delta(diff, i);
+		const char *sides[2] = { delta->old_file.path,
+					 delta->new_file.path };
+		int s, found;
+
+		for (s = 0; s < 2; s++) {
+			size_t len;
+
+			if (!sides[s] || !strcmp(sides[s], "/dev/null"))
+				continue;
+			len = strlen(sides[s]);
+			found = 0;
+			for (j = 0; j < d->nr_files && !found; j++) {
+				struct diff_path paths[FILE_PATHS];
+				int new_side[FILE_PATHS];
+
+				n = file_paths(&d->files[j], paths, new_side);
+				for (k = 0; k < n && !found; k++)
+					found = paths[k].n == len &&
+						!memcmp(paths[k].p, sides[s],
+							len);
+			}
+			if (!found) {
+				strbuf_addf(why, "libgit2 reads the path '%s' "
+					    "that no header of the diff names",
+					    sides[s]);
+				return -1;
+			}
+		}
+	}
+	return 0;
 }
 
 /* What libgit2 was doing when it failed, from the apply callbacks. */
@@ -884,6 +876,75 @@ static void set_failure(struct apply_result *res, enum apply_status st,
 }
 
 /*
+ * The diff of p as libgit2 and git apply get it: crlf_to_lf() into text,
+ * scanned into d, checked (check_diff()), and only the bytes the scanner
+ * took copied to patch.  Returns 0, or 1 when the diff is too large,
+ * absent, unsafe or truncated (res filled).
+ */
+static int diff_prepare(const struct apply_patch *p, size_t idx,
+			struct strbuf *text, struct diff *d,
+			struct strbuf *patch, struct apply_result *res)
+{
+	struct strbuf why = STRBUF_INIT, file = STRBUF_INIT;
+	struct strbuf hunk = STRBUF_INIT;
+	const struct diff_file *last;
+	int ret = 1;
+
+	if (p->diff_len > APPLY_MAX_DIFF) {
+		strbuf_addf(&why, "diff of %zu bytes exceeds the %u byte cap",
+			    p->diff_len, APPLY_MAX_DIFF);
+		set_failure(res, APPLY_REJECTED, idx, NULL, NULL, why.buf);
+		goto out;
+	}
+	crlf_to_lf(p->diff, p->diff_len, text);
+	if (diff_scan(text->buf, text->len, d) < 0) {
+		set_failure(res, APPLY_FAILED, idx, NULL, NULL,
+			    "the patch contains no diff");
+		goto out;
+	}
+	if (check_diff(text->buf, text->len, d, &why) < 0) {
+		set_failure(res, APPLY_REJECTED, idx, NULL, NULL, why.buf);
+		goto out;
+	}
+	last = &d->files[d->nr_files - 1];
+	if (d->error == DIFF_ERR_TRUNCATED) {
+		struct diff_path paths[FILE_PATHS];
+		int new_side[FILE_PATHS];
+		size_t n = file_paths(last, paths, new_side);
+		const struct diff_hunk *h = &d->hunks[d->nr_hunks - 1];
+		const char *nl = memchr(text->buf + h->start, '\n',
+					text->len - h->start);
+
+		if (n)
+			strbuf_add(&file, paths[n - 1].p, paths[n - 1].n);
+		strbuf_add(&hunk, text->buf + h->start, nl ?
+			   (size_t)(nl - text->buf - h->start) :
+			   text->len - h->start);
+		strbuf_addf(&why, "malformed diff: %s at line %zu",
+			    diff_error_str(d->error), d->error_line);
+		set_failure(res, APPLY_FAILED, idx, file.buf, hunk.buf,
+			    why.buf);
+		goto out;
+	}
+	strbuf_add(patch, text->buf + d->start, d->end - d->start);
+	/*
+	 * libgit2's parser wants the last line terminated, and a binary
+	 * patch's last base85 block ended by an empty line, which mail
+	 * handling (trailing blank lines trimmed) may have eaten.
+	 */
+	if (patch->len && patch->buf[patch->len - 1] != '\n')
+		strbuf_addch(patch, '\n');
+	if (last->binary == DIFF_BINARY_PATCH && !last->binary_ended)
+		strbuf_addch(patch, '\n');
+	ret = 0;
+out:
+	strbuf_release(&why);
+	strbuf_release(&file);
+	strbuf_release(&hunk);
+	return ret;
+}
+
+/*
  * Applies one patch to the tree of parent.  Returns 0 with *tree_out set,
  * 1 when it does not apply or is unsafe (res filled), -1 on errors.
  */
@@ -894,34 +955,16 @@ static int apply_one(struct apply_repo *r, git_commit *parent,
 {
 	git_apply_options ao;
 	struct progress pr = { "", "" };
-	struct strbuf why = STRBUF_INIT, diffbuf = STRBUF_INIT;
+	struct strbuf why = STRBUF_INIT, text = STRBUF_INIT;
+	struct strbuf patch = STRBUF_INIT;
+	struct diff d = { 0 };
 	git_diff *diff = NULL;
 	git_tree *tree = NULL, *mini = NULL;
 	git_index *index = NULL;
 	int ret = -1, e;
 
 	git_apply_options_init(&ao, GIT_APPLY_OPTIONS_VERSION);
-	if (p->diff_len > APPLY_MAX_DIFF) {
-		strbuf_addf(&why, "diff of %zu bytes exceeds the %u byte cap",
-			    p->diff_len, APPLY_MAX_DIFF);
-		set_failure(res, APPLY_REJECTED, idx, NULL, NULL, why.buf);
-		ret = 1;
-		goto out;
-	}
-	crlf_to_lf(p->diff, p->diff_len, &diffbuf);
-	diffbuf.len = strip_signature(diffbuf.buf, diffbuf.len);
-	diffbuf.buf[diffbuf.len] = 0;
-	/*
-	 * libgit2's parser wants the last line terminated, and a binary
-	 * patch's last base85 block ended by an empty line, which mail
-	 * handling (trailing blank lines trimmed) may have eaten.
-	 */
-	if (diffbuf.len && diffbuf.buf[diffbuf.len - 1] != '\n')
-		strbuf_addch(&diffbuf, '\n');
-	if (ends_in_binary(&diffbuf))
-		strbuf_addch(&diffbuf, '\n');
-	if (apply_check_paths(diffbuf.buf, diffbuf.len, &why) < 0) {
-		set_failure(res, APPLY_REJECTED, idx, NULL, NULL, why.buf);
+	if (diff_prepare(p, idx, &text, &d, &patch, res)) {
 		ret = 1;
 		goto out;
 	}
@@ -929,7 +972,12 @@ static int apply_one(struct apply_repo *r, git_commit *parent,
 		error("apply", "%s: cannot read tree: %s", r->path, git_msg());
 		goto out;
 	}
-	if (git_diff_from_buffer(&diff, diffbuf.buf, diffbuf.len) < 0) {
+	if (check_symlinks(tree, &d, &why) < 0) {
+		set_failure(res, APPLY_REJECTED, idx, NULL, NULL, why.buf);
+		ret = 1;
+		goto out;
+	}
+	if (git_diff_from_buffer(&diff, patch.buf, patch.len) < 0) {
 		strbuf_addf(&why, "malformed diff: %s", git_msg());
 		set_failure(res, APPLY_FAILED, idx, NULL, NULL, why.buf);
 		ret = 1;
@@ -941,7 +989,7 @@ static int apply_one(struct apply_repo *r, git_commit *parent,
 		ret = 1;
 		goto out;
 	}
-	if (check_symlinks(tree, diff, &why) < 0) {
+	if (check_deltas(diff, &d, &why) < 0) {
 		set_failure(res, APPLY_REJECTED, idx, NULL, NULL, why.buf);
 		ret = 1;
 		goto out;
@@ -976,7 +1024,7 @@ static int apply_one(struct apply_repo *r, git_commit *parent,
 	}
 	if (!opts->no_fallback) {
 		struct strbuf fwhy = STRBUF_INIT;
-		int f = fallback_apply(r, git_tree_id(tree), &diffbuf, tree_out,
+		int f = fallback_apply(r, git_tree_id(tree), &patch, tree_out,
 				       &fwhy);
 
 		if (f == 0) {
@@ -998,8 +1046,10 @@ out:
 	git_diff_free(diff);
 	git_tree_free(mini);
 	git_tree_free(tree);
+	diff_release(&d);
 	strbuf_release(&why);
-	strbuf_release(&diffbuf);
+	strbuf_release(&text);
+	strbuf_release(&patch);
 	return ret;
 }
 

@@ -128,9 +128,12 @@ void apply_result_init(struct apply_result *res);
 void apply_result_release(struct apply_result *res);
 
 /*
- * Checks that a diff only touches safe paths: relative, without "..",
- * ".git" components or backslashes.  Returns 0 if safe, else -1 and a
- * reason in why (not logged: an unsafe patch is a result).
+ * Checks that a diff is one unified diff as diff.h scans it (blank lines
+ * may come before it; blank lines and a mail signature after it; no NUL
+ * byte, no malformed header; a truncated hunk is not checked here) and
+ * only touches safe paths: relative, without "..", "." or ".git"
+ * components, backslashes or control characters.  Returns 0 if safe,
+ * else -1 and a reason in why (not logged: an unsafe patch is a result).
  */
 int apply_check_paths(const char *diff, size_t len, struct strbuf *why);
 

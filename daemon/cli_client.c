@@ -101,12 +101,27 @@ static void listen_to_url(const char *listen, struct strbuf *out)
 		strbuf_addstr(out, listen);
 }
 
+/* The daemon's configuration at path as JSON, or NULL (said why). */
+static json_t *read_config(const char *path)
+{
+	struct strbuf text = STRBUF_INIT;
+	json_error_t jerr;
+	json_t *cfg = NULL;
+
+	if (!strbuf_read_file(&text, path, CONFIG_MAX)) {
+		cfg = json_loadb(text.buf, text.len, 0, &jerr);
+		if (!cfg)
+			error("kregress", "%s:%d: %s", path, jerr.line,
+			      jerr.text);
+	}
+	strbuf_release(&text);
+	return cfg;
+}
+
 int cli_client_server(const char *opt_server, const char *config_path,
 		      struct strbuf *out)
 {
 	const char *env = getenv("KREGRESS_SERVER"), *listen;
-	struct strbuf text = STRBUF_INIT;
-	json_error_t jerr;
 	json_t *cfg = NULL;
 	int ret = -1;
 
@@ -122,14 +137,9 @@ int cli_client_server(const char *opt_server, const char *config_path,
 		goto fallback;
 	if (!config_path)
 		config_path = DEFAULT_CONFIG;
-	if (strbuf_read_file(&text, config_path, CONFIG_MAX))
+	cfg = read_config(config_path);
+	if (!cfg)
 		goto out;
-	cfg = json_loadb(text.buf, text.len, 0, &jerr);
-	if (!cfg) {
-		error("kregress", "%s:%d: %s", config_path, jerr.line,
-		      jerr.text);
-		goto out;
-	}
 	listen = json_string_value(json_object_get(json_object_get(cfg,
 						   "api"), "listen"));
 	if (listen && *listen) {
@@ -142,8 +152,35 @@ fallback:
 	ret = 0;
 out:
 	json_decref(cfg);
-	strbuf_release(&text);
 	return ret;
+}
+
+/*
+ * The token for a write: --token, else $KREGRESS_TOKEN, else (for the
+ * administrator on the daemon's machine, who can read it anyway) the
+ * first of api.tokens in the configuration named by -c.  A copy in *out.
+ */
+static int submit_token(const struct opts *o, struct strbuf *out)
+{
+	const char *t = o->token ? o->token : getenv("KREGRESS_TOKEN");
+	json_t *cfg;
+
+	if (t && *t) {
+		strbuf_addstr(out, t);
+		return 0;
+	}
+	if (o->config && (cfg = read_config(o->config))) {
+		t = json_string_value(json_object_get(json_array_get(
+			json_object_get(json_object_get(cfg, "api"),
+					"tokens"), 0), "value"));
+		if (t && *t)
+			strbuf_addstr(out, t);
+		json_decref(cfg);
+		if (out->len)
+			return 0;
+	}
+	return error("kregress", "submit needs a token: --token TOKEN, "
+		     "KREGRESS_TOKEN, or -c CONFIG with api.tokens");
 }
 
 /*
@@ -223,7 +260,7 @@ int cli_submit(int argc, char **argv)
 {
 	struct client_request r = { .method = "POST",
 				    .path = "/api/v1/series" };
-	struct strbuf body = STRBUF_INIT;
+	struct strbuf body = STRBUF_INIT, token = STRBUF_INIT;
 	json_t *doc = NULL;
 	struct opts o;
 	const char *what;
@@ -232,12 +269,9 @@ int cli_submit(int argc, char **argv)
 	if (parse_opts(argc, argv, &o) || argc - o.optind != 1)
 		return cli_usage("submit");
 	what = argv[o.optind];
-	r.token = o.token ? o.token : getenv("KREGRESS_TOKEN");
-	if (!r.token || !*r.token) {
-		error("kregress", "submit needs a token: --token TOKEN or "
-		      "KREGRESS_TOKEN");
+	if (submit_token(&o, &token))
 		return CLI_USAGE;
-	}
+	r.token = token.buf;
 	if (!strncmp(what, "http://", 7) || !strncmp(what, "https://", 8)) {
 		json_t *req = json_pack("{s:s}", "url", what);
 		char *text = req ? json_dumps(req, JSON_COMPACT) : NULL;
@@ -267,6 +301,7 @@ int cli_submit(int argc, char **argv)
 out:
 	json_decref(doc);
 	strbuf_release(&body);
+	strbuf_release(&token);
 	return ret;
 }
 
@@ -705,7 +740,7 @@ static void print_comparison(json_t *c)
 	fmt_num(c, "p_value", FMT_P, p, sizeof(p));
 	fmt_num(c, "p_adjusted", FMT_P, padj, sizeof(padj));
 	fmt_num(c, "p_holm", FMT_P, pholm, sizeof(pholm));
-	printf("  %-30s %7s %10s %10s %8s %18s %9s %9s %9s  %s%s%s %s\n",
+	printf("  %-30s %7s %11s %14s %9s %18s %9s %9s %9s  %s%s%s %s\n",
 	       name, n, base, new, chg, ci, p, padj, pholm, str(c, "verdict"),
 	       *str(c, "flags") ? " " : "", str(c, "flags"), str(c, "unit"));
 	if (json_is_object(params) && json_object_size(params))
@@ -739,10 +774,10 @@ static size_t print_comparisons(json_t *cmp, json_t *runs, long long id)
 				continue;
 		}
 		if (!n++)
-			printf("  %-30s %7s %10s %10s %8s %18s %9s %9s %9s  "
-			       "%s\n", "METRIC", "N B/P", "BASE", "PATCHED",
-			       "CHANGE", "CI", "P", "P ADJ", "P HOLM",
-			       "VERDICT FLAGS UNIT");
+			printf("  %-30s %7s %11s %14s %9s %18s %9s %9s %9s  "
+			       "%s\n", "METRIC", "N B/P", "BASE MEDIAN",
+			       "PATCHED MEDIAN", "HL CHANGE", "CI", "P",
+			       "P ADJ", "P HOLM", "VERDICT FLAGS UNIT");
 		print_comparison(c);
 	}
 	return n;
@@ -806,10 +841,16 @@ int cli_results_print(json_t *doc, long long id, int json)
 		return CLI_OK;
 	}
 	print_verdicts(cmp);
-	printf("change: patched/base - 1 of the medians of per-boot medians; "
-	       "CI at 1 - alpha;\np: Mann-Whitney U on per-boot medians; "
-	       "P ADJ: adjusted over the series' metrics by stats.fdr_method;"
-	       "\nP HOLM: Holm-adjusted, what an e-mail report goes by\n");
+	printf("BASE MEDIAN, PATCHED MEDIAN: medians of the per-boot medians;"
+	       "\nHL CHANGE: Hodges-Lehmann estimate of patched/base - 1, the "
+	       "median of the patched/base\nratios of all (base boot, patched "
+	       "boot) pairs, not the ratio of the two medians;\nCI: the "
+	       "interval at 1 - alpha that inverts the Mann-Whitney test; P: "
+	       "that test on the\nper-boot medians (pairs of equal values "
+	       "count for no change): P < alpha exactly when\nthe CI excludes "
+	       "0; P ADJ: adjusted over the series' metrics by "
+	       "stats.fdr_method;\nP HOLM: Holm-adjusted, what an e-mail "
+	       "report goes by\n");
 	return CLI_OK;
 }
 

@@ -349,8 +349,10 @@ static json_t *metric_json(const struct metric *m,
 	json_object_set_new(j, "test", json_string(r->test));
 	json_object_set_new(j, "n_base", json_integer(r->n_base));
 	json_object_set_new(j, "n_new", json_integer(r->n_new));
+	json_object_set_new(j, "center", json_string(r->center));
 	json_num(j, "base", r->center_base);
 	json_num(j, "new", r->center_new);
+	json_object_set_new(j, "estimate", json_string(r->estimate));
 	json_num(j, "cv_base", r->cv_base);
 	json_num(j, "cv_new", r->cv_new);
 	json_num(j, "change", r->change);
@@ -385,8 +387,20 @@ static json_t *metric_json(const struct metric *m,
 		json_num(x, "u", r->mw.u);
 		json_num(x, "p", r->mw.p);
 		json_object_set_new(x, "exact", json_boolean(r->mw.exact));
+		json_object_set_new(x, "method", json_string(r->mw.method));
 		json_object_set_new(j, "mann_whitney", x);
 	}
+	if (r->have_hl) {
+		x = json_object();
+		json_object_set_new(x, "on", json_string(r->hl_log ?
+						"log values" : "values"));
+		json_num(x, "shift", r->hl.shift);
+		json_object_set_new(x, "ci", json_pair(r->hl.lo, r->hl.hi));
+		json_object_set_new(x, "rank_lo", json_integer(r->hl.rank_lo));
+		json_object_set_new(x, "rank_hi", json_integer(r->hl.rank_hi));
+		json_object_set_new(j, "hodges_lehmann", x);
+	}
+	/* Cross-checks: never part of the verdict. */
 	if (r->have_welch) {
 		x = json_object();
 		json_num(x, "t", r->welch.t);
@@ -396,12 +410,6 @@ static json_t *metric_json(const struct metric *m,
 		json_object_set_new(x, "ratio_ci",
 				    json_pair(r->welch.lo, r->welch.hi));
 		json_object_set_new(j, "welch", x);
-	}
-	if (r->have_hl) {
-		x = json_object();
-		json_num(x, "shift", r->hl.shift);
-		json_object_set_new(x, "ci", json_pair(r->hl.lo, r->hl.hi));
-		json_object_set_new(j, "hodges_lehmann", x);
 	}
 	if (r->have_boot) {
 		x = json_object();
@@ -438,14 +446,49 @@ static void print_pct(char *buf, size_t len, double v)
 		snprintf(buf, len, "-");
 }
 
+/* The cross-checks of one metric, for the line under it. */
+static void print_checks(const struct metric *m)
+{
+	const struct stats_result *r = &m->r;
+	const char *sep = " ";
+
+	if (!(r->have_welch && isfinite(r->welch.ratio)) && !r->have_boot)
+		return;
+	printf("    cross-checks, not in the verdict:");
+	if (r->have_welch && isfinite(r->welch.ratio)) {
+		if (!strcmp(r->test, "mann-whitney"))
+			printf(" Welch on %s %+.1f%% [%+.1f%%, %+.1f%%] p %.3g",
+			       r->hl_log ? "logs" : "means",
+			       (r->welch.ratio - 1) * 100,
+			       (r->welch.lo - 1) * 100,
+			       (r->welch.hi - 1) * 100, r->welch.p);
+		else
+			printf(" ratio CI by the delta method [%+.1f%%, "
+			       "%+.1f%%]", (r->welch.lo - 1) * 100,
+			       (r->welch.hi - 1) * 100);
+		sep = "; ";
+	}
+	if (r->have_boot)
+		printf("%sbootstrap ratio of medians %+.1f%%: percentile "
+		       "[%+.1f%%, %+.1f%%], BCa [%+.1f%%, %+.1f%%] (%d "
+		       "resamples, seed %lu)", sep, (r->boot.ratio - 1) * 100,
+		       (r->boot.lo_pct - 1) * 100, (r->boot.hi_pct - 1) * 100,
+		       (r->boot.lo_bca - 1) * 100, (r->boot.hi_bca - 1) * 100,
+		       r->boot.resamples, r->boot.seed);
+	printf("\n");
+}
+
 static void print_table(const struct metric_set *s,
 			const struct stats_opts *o)
 {
+	int summary = s->n && !strcmp(s->m[0].r.test, "welch-summary");
 	size_t i;
 
-	printf("%-28s %9s %12s %12s %8s %19s %9s %9s  %s\n", "metric",
-	       "n base/new", "base", "new", "change",
-	       "CI", "p", "p(Holm)", "verdict");
+	printf("%-28s %9s %12s %12s %9s %19s %9s %9s  %s\n", "metric",
+	       "n base/new", summary ? "mean base" : "median base",
+	       summary ? "mean new" : "median new",
+	       summary ? "change" : "HL change", "CI", "p", "p(Holm)",
+	       "verdict");
 	for (i = 0; i < s->n; i++) {
 		const struct metric *m = &s->m[i];
 		const struct stats_result *r = &m->r;
@@ -467,7 +510,7 @@ static void print_table(const struct metric_set *s,
 			snprintf(p, sizeof(p), "%.3g", r->p);
 		if (isfinite(m->p_holm))
 			snprintf(ph, sizeof(ph), "%.3g", m->p_holm);
-		printf("%-28s %9s %12.6g %12.6g %8s %19s %9s %9s  %s%s%s\n",
+		printf("%-28s %9s %12.6g %12.6g %9s %19s %9s %9s  %s%s%s\n",
 		       name, n, r->center_base, r->center_new, ch, ci, p, ph,
 		       stats_verdict_str(r->verdict),
 		       r->flags & STATS_FLAG_NOISY ? " noisy" : "",
@@ -479,20 +522,28 @@ static void print_table(const struct metric_set *s,
 			       "%s\n", m->look_n, m->look_alpha,
 			       m->stop ? "stop" : "continue, add boots");
 		if (r->have_hl)
-			printf("    Hodges-Lehmann shift %.6g %s "
-			       "[%.6g, %.6g]\n", r->hl.shift, m->unit,
-			       r->hl.lo, r->hl.hi);
-		if (r->have_boot)
-			printf("    bootstrap median ratio %.4f: percentile "
-			       "[%.4f, %.4f], BCa [%.4f, %.4f] (%d resamples, "
-			       "seed %lu)\n", r->boot.ratio, r->boot.lo_pct,
-			       r->boot.hi_pct, r->boot.lo_bca, r->boot.hi_bca,
-			       r->boot.resamples, r->boot.seed);
+			printf("    Mann-Whitney U %g (%s null); the CI is the "
+			       "pairs ranked %zu from the bottom and %zu from "
+			       "the top of the %zu x %zu %s\n", r->mw.u,
+			       r->mw.method, r->hl.rank_lo, r->hl.rank_hi,
+			       r->n_base, r->n_new, r->hl_log ?
+			       "ratios new/base" : "differences new - base");
+		print_checks(m);
 	}
-	printf("test: %s; %s; T = %.3g%%, alpha = %g",
-	       s->n && !strcmp(s->m[0].r.test, "welch-summary") ?
-	       "Welch's t on the summaries, CI by the delta method" :
-	       "Mann-Whitney U, CI from Welch's t on logs",
+	if (summary)
+		printf("mean base, mean new: the published means; change: "
+		       "mean new / mean base - 1;\nCI: Welch's interval of "
+		       "mean new - mean base, in percent of mean base; p: "
+		       "Welch's t on the summaries\n");
+	else
+		printf("median base, median new: medians of the values; HL "
+		       "change: Hodges-Lehmann estimate of\nnew/base - 1, "
+		       "the median of the new/base ratios of all pairs (not "
+		       "the ratio of the\nmedians); CI: the interval that "
+		       "inverts the Mann-Whitney test; p: that test, in which\n"
+		       "pairs of equal values count for no change; "
+		       "significant (p < alpha) = the CI excludes 0\n");
+	printf("%s; T = %.3g%%, alpha = %g",
 	       s->n ? stats_direction_str(s->m[0].direction) : "",
 	       o->threshold * 100, o->alpha);
 	if (s->n && s->m[0].adaptive)

@@ -7,9 +7,15 @@
  * against the list of keys it may hold, so a misspelt key is an error
  * rather than a silently ignored setting.  Cross references (a list's
  * tree, a tree's lists, a host's arch, mail's opted-in lists) are checked
- * once everything is read.
+ * once everything is read, and so are the plan files: each is read and
+ * checked as the run stage will render it.
  *
- * No I/O apart from reading the file itself and token files.
+ * jansson's own errors (syntax, duplicate keys, an integer too big for
+ * it) come with a line and a column only; path_at() finds the key there
+ * by scanning the text up to the error, so that they name their key too.
+ *
+ * No I/O apart from reading the file itself and the token and plan
+ * files it names.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -25,11 +31,14 @@
 
 #include "config.h"
 #include "log.h"
+#include "plan.h"
+#include "plan_file.h"
 #include "strbuf.h"
 
 #define TOKEN_MIN_LEN	16
 #define TOKEN_MAX_BYTES	4096
 #define NAME_MAX_LEN	64
+#define PATH_DEPTH_MAX	16	/* of path_at(); deeper is not named */
 
 static const char *const arch_names[] = { "x86_64", "arm64" };
 static const char *const accel_names[] = { "auto", "kvm", "tcg" };
@@ -524,7 +533,7 @@ static int parse_listen(struct config_api *api)
 	}
 	errno = 0;
 	port = strtol(colon + 1, &end, 10);
-	if (errno || *end || end == colon + 1 || port < 1 || port > 65535)
+	if (errno || *end || end == colon + 1 || port < 0 || port > 65535)
 		return -1;
 	api->host = xstrdup(host);
 	api->port = (int)port;
@@ -534,32 +543,15 @@ static int parse_listen(struct config_api *api)
 /* First line of a token file, without surrounding blanks. */
 static int read_token_file(struct cctx *c, const char *path, char **out)
 {
-	struct strbuf sb = STRBUF_INIT;
-	char buf[TOKEN_MAX_BYTES + 1];
-	ssize_t n;
-	size_t got = 0;
-	int fd, ret = -1;
-	char *s, *e;
+	struct strbuf sb = STRBUF_INIT, text = STRBUF_INIT, why = STRBUF_INIT;
+	const char *s, *e;
+	int ret = -1;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return cerr(c, "%s: %s", path, strerror(errno));
-	while (got < sizeof(buf) &&
-	       (n = read(fd, buf + got, sizeof(buf) - got)) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			cerr(c, "%s: %s", path, strerror(errno));
-			goto out;
-		}
-		got += n;
-	}
-	if (got > TOKEN_MAX_BYTES) {
-		cerr(c, "%s: larger than %d bytes", path, TOKEN_MAX_BYTES);
+	if (strbuf_read_file_why(&text, path, TOKEN_MAX_BYTES, &why)) {
+		cerr(c, "%s", why.buf);
 		goto out;
 	}
-	buf[got] = '\0';
-	s = buf + strspn(buf, " \t\r\n");
+	s = text.buf + strspn(text.buf, " \t\r\n");
 	e = s + strcspn(s, "\r\n");
 	while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
 		e--;
@@ -567,7 +559,8 @@ static int read_token_file(struct cctx *c, const char *path, char **out)
 	*out = strbuf_detach(&sb, NULL);
 	ret = 0;
 out:
-	close(fd);
+	strbuf_release(&text);
+	strbuf_release(&why);
 	return ret;
 }
 
@@ -645,7 +638,7 @@ static int load_api(struct cctx *c, json_t *root, struct config *cfg)
 		goto out;
 	if (parse_listen(&cfg->api)) {
 		check_value(c, "listen", 0, "not HOST:PORT (an IPv4 address, "
-			    "[IPv6] or localhost, and a port 1-65535)");
+			    "[IPv6] or localhost, and a port 0-65535)");
 		goto out;
 	}
 	if (load_tokens(c, api, &cfg->api) ||
@@ -1091,7 +1084,10 @@ static int load_limits(struct cctx *c, json_t *root, struct config *cfg)
 					    "boot_timeout_s",
 					    "build_memory_mb",
 					    "log_max_bytes", "workers",
-					    NULL };
+					    "api_connections",
+					    "api_connections_per_address",
+					    "api_header_timeout_s",
+					    "api_idle_timeout_s", NULL };
 	struct config_limits *l = &cfg->limits;
 	json_t *obj = json_object_get(root, "limits"), *empty = NULL;
 	size_t len = push_key(c, "limits");
@@ -1114,7 +1110,15 @@ static int load_limits(struct cctx *c, json_t *root, struct config *cfg)
 		    &l->build_memory_mb) ||
 	    get_size(c, obj, "log_max_bytes", 1LL << 32, 16 << 20,
 		     &l->log_max_bytes) ||
-	    get_int(c, obj, "workers", 1, 64, 2, &l->workers))
+	    get_int(c, obj, "workers", 1, 64, 2, &l->workers) ||
+	    get_int(c, obj, "api_connections", 16, 100000, 1000,
+		    &l->api_connections) ||
+	    get_int(c, obj, "api_connections_per_address", 1, 100000, 64,
+		    &l->api_connections_per_address) ||
+	    get_int(c, obj, "api_header_timeout_s", 1, 3600, 10,
+		    &l->api_header_timeout_s) ||
+	    get_int(c, obj, "api_idle_timeout_s", 1, 86400, 30,
+		    &l->api_idle_timeout_s))
 		goto out;
 	ret = 0;
 out:
@@ -1161,6 +1165,62 @@ static int check_references(struct cctx *c, struct config *cfg)
 	return 0;
 }
 
+/*
+ * A plan the run stage could not use is refused now: unreadable, not a
+ * plan, too long for the kernel command line, or asking a KVM host for
+ * the instruction time only emulation has.
+ */
+static int check_plan(struct cctx *c, const char *path, int kvm)
+{
+	struct plan_file pf = { NULL, NULL, STRBUF_INIT };
+	struct strbuf why = STRBUF_INIT;
+	int ret = 0;
+
+	if (plan_file_load(&pf, path, &why))
+		ret = cerr(c, "%s", why.buf);
+	else if (kvm && pf.plan->clock == PLAN_CLOCK_INSTRUCTIONS)
+		ret = cerr(c, "%s: \"clock instructions\" needs an emulated "
+			   "(tcg) host; a kvm plan keeps real time", path);
+	plan_file_release(&pf);
+	strbuf_release(&why);
+	return ret;
+}
+
+/*
+ * What a configuration needs to run beyond its own text: a tree when
+ * "trees" is given, and the plan files it names.  (A missing config
+ * fragment is the build's result to report, with the build.)  Called at
+ * the top level: the path is empty before and after.
+ */
+static int check_runnable(struct cctx *c, json_t *root, struct config *cfg)
+{
+	int a, k, ret = -1;
+
+	if (json_object_get(root, "trees") && !cfg->n_trees) {
+		push_key(c, "trees");
+		cerr(c, "empty: no series could be applied (leave the key "
+		     "out to run without a tree)");
+		goto out;
+	}
+	for (a = 0; a < CONFIG_ARCH_COUNT; a++) {
+		for (k = CONFIG_ACCEL_KVM; k <= CONFIG_ACCEL_TCG; k++) {
+			if (!cfg->plans[a][k])
+				continue;
+			push_key(c, "plans");
+			push_key(c, arch_names[a]);
+			push_key(c, accel_names[k]);
+			if (check_plan(c, cfg->plans[a][k],
+				       k == CONFIG_ACCEL_KVM))
+				goto out;
+			pop(c, 0);
+		}
+	}
+	ret = 0;
+out:
+	pop(c, 0);
+	return ret;
+}
+
 static int load_root(struct cctx *c, json_t *root, struct config *cfg)
 {
 	static const char *const keys[] = { "state_dir", "database", "api",
@@ -1188,9 +1248,89 @@ static int load_root(struct cctx *c, json_t *root, struct config *cfg)
 	    load_arches(c, root, cfg) || load_hosts(c, root, cfg) ||
 	    load_plans(c, root, cfg) || load_stats(c, root, cfg) ||
 	    load_lists(c, root, cfg) || load_allowlist(c, root, cfg) ||
-	    load_mail(c, root, cfg) || load_limits(c, root, cfg))
+	    load_mail(c, root, cfg) || load_limits(c, root, cfg) ||
+	    check_references(c, cfg))
 		return -1;
-	return check_references(c, cfg);
+	return check_runnable(c, root, cfg);
+}
+
+/*
+ * The key path ("hosts[1].uri") of what is open at byte end of the JSON
+ * text: the innermost key read, or array element, there.  For jansson's
+ * errors, which give a line and column but no key.  Only the structure
+ * is scanned (strings, brackets, commas); a text broken before end gives
+ * the path as far as it can be read.
+ */
+static void path_at(const char *text, size_t end, struct strbuf *path)
+{
+	struct {
+		int array;
+		size_t index;		/* of the array's current element */
+		const char *key;	/* the object's current key, or NULL */
+		size_t klen;
+		int want_key;		/* the next string is a key */
+	} st[PATH_DEPTH_MAX];
+	const char *str = NULL;		/* inside a string starting there */
+	size_t pos;
+	int depth = 0, i;
+
+	for (pos = 0; pos < end; pos++) {
+		char ch = text[pos];
+
+		if (str) {
+			if (ch == '\\') {
+				pos++;
+			} else if (ch == '"') {
+				if (depth && depth <= PATH_DEPTH_MAX &&
+				    st[depth - 1].want_key) {
+					st[depth - 1].key = str;
+					st[depth - 1].klen = text + pos - str;
+					st[depth - 1].want_key = 0;
+				}
+				str = NULL;
+			}
+			continue;
+		}
+		switch (ch) {
+		case '"':
+			str = text + pos + 1;
+			break;
+		case '{':
+		case '[':
+			if (depth < PATH_DEPTH_MAX) {
+				st[depth].array = ch == '[';
+				st[depth].index = 0;
+				st[depth].key = NULL;
+				st[depth].want_key = ch == '{';
+			}
+			depth++;
+			break;
+		case '}':
+		case ']':
+			if (depth)
+				depth--;
+			break;
+		case ',':
+			if (!depth || depth > PATH_DEPTH_MAX)
+				break;
+			if (st[depth - 1].array) {
+				st[depth - 1].index++;
+			} else {
+				st[depth - 1].key = NULL;
+				st[depth - 1].want_key = 1;
+			}
+			break;
+		}
+	}
+	for (i = 0; i < depth && i < PATH_DEPTH_MAX; i++) {
+		if (st[i].array) {
+			strbuf_addf(path, "[%zu]", st[i].index);
+		} else if (st[i].key) {
+			if (path->len)
+				strbuf_addch(path, '.');
+			strbuf_add(path, st[i].key, st[i].klen);
+		}
+	}
 }
 
 static char *dir_of(const char *path)
@@ -1226,7 +1366,9 @@ int config_parse(const char *text, size_t len, const char *path,
 	cfg->file = xstrdup(path);
 	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!root) {
-		/* jansson names no key for duplicates; the line does. */
+		path_at(text, jerr.position < 0 ? 0 :
+			(size_t)jerr.position < len ? (size_t)jerr.position :
+			len, &c.path);
 		cerr(&c, "line %d column %d: %s", jerr.line, jerr.column,
 		     strstr(jerr.text, "JSON_ALLOW_NUL") ?
 		     "NUL character (\\u0000) in a string" : jerr.text);
@@ -1247,32 +1389,10 @@ int config_parse(const char *text, size_t len, const char *path,
 int config_load(const char *path, struct config **out, struct strbuf *err)
 {
 	struct strbuf sb = STRBUF_INIT;
-	char chunk[65536];
-	ssize_t n;
-	int fd, ret = -1;
+	int ret = -1;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		strbuf_addf(err, "%s: %s", path, strerror(errno));
-		return -1;
-	}
-	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			strbuf_addf(err, "%s: %s", path, strerror(errno));
-			goto out;
-		}
-		if (sb.len + n > CONFIG_MAX_BYTES) {
-			strbuf_addf(err, "%s: larger than %d bytes", path,
-				    CONFIG_MAX_BYTES);
-			goto out;
-		}
-		strbuf_add(&sb, chunk, n);
-	}
-	ret = config_parse(sb.buf, sb.len, path, out, err);
-out:
-	close(fd);
+	if (!strbuf_read_file_why(&sb, path, CONFIG_MAX_BYTES, err))
+		ret = config_parse(sb.buf, sb.len, path, out, err);
 	strbuf_release(&sb);
 	return ret;
 }

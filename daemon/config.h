@@ -2,12 +2,15 @@
  * config.h - kregressd's configuration: one JSON file (DESIGN.md §5).
  *
  * config_load() reads and validates the whole file before anything uses
- * it: an unknown key, a wrong type, a bad value, a duplicate key or a
- * missing required key makes it fail with ONE line naming the key's path,
- * e.g. "config.json: hosts[1].uri: not a libvirt URI".  Optional keys get
- * the defaults documented in config.example.json.  Relative paths in the
- * file are relative to the file's directory; after loading, every path
- * field is absolute or as given (when absolute).
+ * it: an unknown key, a wrong type, a bad value, a duplicate key, a
+ * missing required key, JSON it cannot parse (with the line and column
+ * too), an empty "trees" list, or a plan file that cannot be read or
+ * would not go on a kernel command line makes it fail with ONE line
+ * naming the key's path, e.g. "config.json: hosts[1].uri: not a libvirt
+ * URI".  Optional keys get the defaults documented in
+ * config.example.json.  Relative paths in the file are relative to the
+ * file's directory; after loading, every path field is absolute or as
+ * given (when absolute).
  *
  * The structure is read-only after loading and may be shared by threads;
  * a reload (SIGHUP) loads a new one and swaps the pointer.
@@ -123,6 +126,10 @@ struct config_limits {
 	int build_memory_mb;
 	size_t log_max_bytes;	/* a build or console log kept */
 	int workers;		/* job worker threads */
+	int api_connections;	/* API connections open at once, in all */
+	int api_connections_per_address;	/* ... from one address */
+	int api_header_timeout_s;	/* to send a request's headers */
+	int api_idle_timeout_s;	/* an API connection without traffic */
 };
 
 struct config {

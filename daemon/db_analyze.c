@@ -73,7 +73,8 @@ int db_analyze_runs(struct db *db, long long series_id,
 		"  side = 'patched' AND " FAILED "), "
 		" (SELECT count(*) FROM run WHERE series_id = ?1 AND "
 		"  arch = a.arch AND status IN ('running', 'interrupted')), "
-		" coalesce(r.alpha, 0), coalesce(r.max_per_side, 0) "
+		" coalesce(r.alpha, 0), coalesce(r.max_per_side, 0), "
+		" r.clock = 'instructions' "
 		"FROM (SELECT DISTINCT arch FROM run WHERE series_id = ?1) a "
 		"LEFT JOIN run r ON r.id = (SELECT id FROM run "
 		" WHERE series_id = ?1 AND arch = a.arch AND "
@@ -105,6 +106,7 @@ int db_analyze_runs(struct db *db, long long series_id,
 		r->ignored = sqlite3_column_int(st, 8);
 		r->alpha = sqlite3_column_double(st, 9);
 		r->max_per_side = (size_t)sqlite3_column_int64(st, 10);
+		r->repeatable = sqlite3_column_int(st, 11);
 	}
 	if (rc != SQLITE_DONE) {
 		error("analyze", "series %lld: runs: %s", series_id,

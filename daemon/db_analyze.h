@@ -23,6 +23,7 @@ struct db_analyze_run {
 	int failed[2];		/* finished boots that did not end ok */
 	int ignored;		/* the arch's running or interrupted runs */
 	double alpha;		/* the run's design; 0 = not recorded */
+	int repeatable;		/* its clock: instruction time (run.clock) */
 	size_t max_per_side;
 	/* The run's looks: after each round with complete boots on both
 	 * sides, the complete boots per side (the smaller side) so far. */

@@ -1,16 +1,46 @@
 /*
- * http.c - libmicrohttpd wrapper: listening, routing, body cap, replies,
- * per-thread database connections and per-route metrics.
+ * http.c - libmicrohttpd wrapper: listening, connection limits, routing,
+ * request framing, body cap, replies, per-thread database connections
+ * and per-route metrics.
  *
- * libmicrohttpd calls the access handler several times per request: once
- * when the headers are in (we allocate the request, match the route and
- * check Content-Length against the cap), once per chunk of body (we append
- * up to the cap and then only count), and once more when the body is
- * complete (we run the handler and queue its response).  A body that
+ * libmicrohttpd calls us once when a request line is in (the URI log
+ * callback: we allocate the request and split the target as the client
+ * sent it), then the access handler several times per request: once when
+ * the headers are in (we check the framing headers, match the route and
+ * check Content-Length against the cap), once per chunk of body (we
+ * append up to the cap and then only count), and once more when the body
+ * is complete (we run the handler and queue its response).  A body that
  * announces a length over the cap is refused at the first call, before
  * anything is read; a chunked body that grows past the cap is dropped and
  * the rest of it discarded as it arrives, so memory stays bounded either
  * way.
+ *
+ * The router works on the raw target, not on libmicrohttpd's decoded
+ * URL: that one is a C string cut at the first %00, so "/a/1%00/b" would
+ * read as "/a/1".  Each '/'-separated segment is decoded on its own (a
+ * %2F is data, not a separator); a control byte or a malformed escape
+ * anywhere in the target is a 400 for every route at once.
+ *
+ * Framing (RFC 9112 6.3): a request with more than one Content-Length,
+ * with both Content-Length and Transfer-Encoding, with a
+ * Transfer-Encoding other than "chunked", or with blanks in a header
+ * name is answered 400 and the connection closed, so that nothing a
+ * front end may read as a body is ever served as a second request.
+ * libmicrohttpd 0.9.75 takes the first Content-Length and lets
+ * Transfer-Encoding win silently; its strict mode only adds the Host
+ * check.
+ *
+ * Connections: at most max_conns in all and max_per_addr from one
+ * address (libmicrohttpd refuses the others at accept); a connection
+ * that has not sent a request's complete headers header_timeout_s after
+ * it was opened or its previous request ended is shut down by the
+ * sweeper thread.  libmicrohttpd's own timeout is an idle one that each
+ * trickled byte restarts, so without the sweeper one header every few
+ * seconds holds a connection for ever.  The sweeper sleeps until the
+ * earliest deadline; a shutdown() makes libmicrohttpd's thread see the
+ * end of the stream and close the connection itself.  The connection
+ * list is under conn_lock, which the close notification also takes, so
+ * a descriptor is never shut down after libmicrohttpd has closed it.
  *
  * The server runs a pool of threads, each with its own epoll loop; each
  * thread lazily opens one SQLite connection kept in thread-local storage.
@@ -20,6 +50,7 @@
  * threads.
  */
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -28,6 +59,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <time.h>
 
@@ -38,6 +70,7 @@
 #include "log.h"
 
 #define HTTP_MAX_PARAMS		4
+#define HTTP_MAX_SEGMENTS	16	/* more: no route can match */
 #define HTTP_MAX_CODES		16
 #define HTTP_MAX_ROUTES		32
 
@@ -66,6 +99,13 @@ struct http_route {
 	struct http_stats stats;
 };
 
+/* One TCP connection, from accept to close (the socket context). */
+struct http_conn {
+	struct http_conn *prev, *next;	/* srv->conns */
+	int fd;
+	long long deadline_ms;	/* headers due (monotonic); 0 = none */
+};
+
 struct http_server {
 	unsigned long id;
 	struct sockaddr_storage addr;
@@ -75,6 +115,8 @@ struct http_server {
 	int (*db_setup)(struct db *db);
 	size_t body_max;
 	unsigned threads;
+	unsigned max_conns, max_per_addr;
+	unsigned header_timeout_s, idle_timeout_s;
 	struct MHD_Daemon *mhd;
 
 	struct http_route routes[HTTP_MAX_ROUTES];
@@ -84,6 +126,13 @@ struct http_server {
 	struct http_stats unmatched;
 	struct db **dbs;
 	size_t ndbs, dbs_alloc;
+
+	pthread_mutex_t conn_lock;	/* what follows */
+	pthread_cond_t sweep_cond;	/* wakes the sweeper to stop */
+	pthread_t sweeper;
+	int sweeper_started, stopping;
+	struct http_conn *conns;
+	unsigned long long n_conns, n_refused, n_header_timeouts;
 };
 
 struct http_header_kv {
@@ -92,11 +141,18 @@ struct http_header_kv {
 
 struct http_request {
 	struct http_server *srv;
-	struct MHD_Connection *conn;
+	struct MHD_Connection *conn;	/* NULL until the headers are in */
 	const char *method, *url;	/* owned by MHD for the request */
+	/* The decoded path segments, NUL-separated in one buffer; nsegs is
+	 * -1 for a target no route can match (not "/...", too deep). */
+	char *path;
+	const char *segs[HTTP_MAX_SEGMENTS];
+	int nsegs;
+	char bad_target[48];		/* why the target is refused */
+	const char *bad_framing;	/* why the framing is refused */
 	struct http_route *route;	/* NULL: no route matched */
 	int wrong_method;		/* path matched, method did not */
-	char *params[HTTP_MAX_PARAMS];
+	const char *params[HTTP_MAX_PARAMS];	/* into path */
 	int nparams;
 	struct strbuf body;
 	int too_large;
@@ -163,6 +219,7 @@ bad:
 int http_server_new(const struct http_opts *opts, struct http_server **out)
 {
 	struct http_server *srv;
+	pthread_condattr_t cattr;
 
 	srv = calloc(1, sizeof(*srv));
 	if (!srv)
@@ -172,8 +229,22 @@ int http_server_new(const struct http_opts *opts, struct http_server **out)
 	srv->db_setup = opts->db_setup;
 	srv->body_max = opts->body_max ? opts->body_max : HTTP_BODY_MAX_DEFAULT;
 	srv->threads = opts->threads ? opts->threads : 4;
+	srv->max_conns = opts->max_connections ? opts->max_connections :
+			 HTTP_CONNECTIONS_DEFAULT;
+	srv->max_per_addr = opts->max_per_address ? opts->max_per_address :
+			    HTTP_PER_ADDRESS_DEFAULT;
+	srv->header_timeout_s = opts->header_timeout_s ?
+				opts->header_timeout_s :
+				HTTP_HEADER_TIMEOUT_DEFAULT_S;
+	srv->idle_timeout_s = opts->idle_timeout_s ? opts->idle_timeout_s :
+			      HTTP_IDLE_TIMEOUT_DEFAULT_S;
 	srv->id = __atomic_add_fetch(&server_ids, 1, __ATOMIC_RELAXED);
 	pthread_mutex_init(&srv->lock, NULL);
+	pthread_mutex_init(&srv->conn_lock, NULL);
+	pthread_condattr_init(&cattr);
+	pthread_condattr_setclock(&cattr, CLOCK_MONOTONIC);
+	pthread_cond_init(&srv->sweep_cond, &cattr);
+	pthread_condattr_destroy(&cattr);
 	if (parse_listen(srv->listen, &srv->addr, &srv->addrlen)) {
 		http_server_free(srv);
 		return -1;
@@ -201,37 +272,39 @@ int http_route_add(struct http_server *srv, const char *method,
 }
 
 /*
- * Matches path against pattern segment by segment; on success, copies the
- * "{...}" segments into req->params (when req is not NULL).
+ * Matches the request's segments against pattern ("/a/{x}/b"); on
+ * success, when take, points req->params at the "{...}" segments.
  */
-static int route_match(const char *pattern, const char *path,
-		       struct http_request *req)
+static int route_match(const char *pattern, struct http_request *req,
+		       int take)
 {
-	const char *p = pattern, *u = path;
-	int n = 0;
+	const char *p = pattern;
+	int i, n = 0;
 
-	while (*p && *u) {
-		if (*p == '{') {
-			const char *pe = strchr(p, '}');
-			size_t ulen = strcspn(u, "/");
+	if (req->nsegs < 0)
+		return 0;
+	for (i = 0; i < req->nsegs; i++) {
+		const char *seg = req->segs[i];
+		size_t plen;
 
-			if (!pe || !ulen || n == HTTP_MAX_PARAMS)
-				return 0;
-			if (req)
-				req->params[n] = strndup(u, ulen);
-			n++;
-			p = pe + 1;
-			u += ulen;
-			continue;
-		}
-		if (*p != *u)
+		if (*p != '/')
 			return 0;
 		p++;
-		u++;
+		plen = strcspn(p, "/");
+		if (plen >= 2 && p[0] == '{' && p[plen - 1] == '}') {
+			if (!*seg || n == HTTP_MAX_PARAMS)
+				return 0;
+			if (take)
+				req->params[n] = seg;
+			n++;
+		} else if (strlen(seg) != plen || memcmp(seg, p, plen)) {
+			return 0;
+		}
+		p += plen;
 	}
-	if (*p || *u)
+	if (*p)
 		return 0;
-	if (req)
+	if (take)
 		req->nparams = n;
 	return 1;
 }
@@ -244,14 +317,14 @@ static void route_find(struct http_request *req)
 	for (i = 0; i < srv->nroutes; i++) {
 		struct http_route *r = &srv->routes[i];
 
-		if (!route_match(r->pattern, req->url, NULL))
+		if (!route_match(r->pattern, req, 0))
 			continue;
 		path_seen = 1;
 		/* HEAD is served by the GET route (MHD drops the body). */
 		if (!strcmp(r->method, req->method) ||
 		    (!strcmp(req->method, "HEAD") &&
 		     !strcmp(r->method, "GET"))) {
-			route_match(r->pattern, req->url, req);
+			route_match(r->pattern, req, 1);
 			req->route = r;
 			return;
 		}
@@ -265,12 +338,95 @@ static void allowed_methods(struct http_request *req, struct strbuf *out)
 	int i;
 
 	for (i = 0; i < srv->nroutes; i++) {
-		if (!route_match(srv->routes[i].pattern, req->url, NULL))
+		if (!route_match(srv->routes[i].pattern, req, 0))
 			continue;
 		if (out->len)
 			strbuf_addstr(out, ", ");
 		strbuf_addstr(out, srv->routes[i].method);
 	}
+}
+
+static int hex_value(int c)
+{
+	return isdigit(c) ? c - '0' : tolower(c) - 'a' + 10;
+}
+
+/*
+ * Decodes one byte of a request target at *s (a %XX escape or a plain
+ * byte) into *out and advances *s; -1 with the reason in req->bad_target
+ * on a malformed escape or a control byte, plain or escaped.
+ */
+static int target_byte(struct http_request *req, const char **s,
+		       unsigned char *out)
+{
+	const unsigned char *p = (const unsigned char *)*s;
+
+	if (*p == '%') {
+		if (!isxdigit(p[1]) || !isxdigit(p[2])) {
+			snprintf(req->bad_target, sizeof(req->bad_target),
+				 "a malformed %%-escape");
+			return -1;
+		}
+		*out = hex_value(p[1]) << 4 | hex_value(p[2]);
+		*s += 3;
+	} else {
+		*out = *p;
+		*s += 1;
+	}
+	if (*out < 0x20 || *out == 0x7f) {
+		snprintf(req->bad_target, sizeof(req->bad_target),
+			 "a control character (%%%02X)", *out);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Splits the target as the client sent it (path and query, before any
+ * decoding) into req->path and req->segs.  Sets req->bad_target when a
+ * byte of it, in the path or in the query, is one target_byte() refuses.
+ */
+static void target_parse(struct http_request *req, const char *raw)
+{
+	size_t plen = strcspn(raw, "?");
+	const char *s = raw, *end = raw + plen;
+	unsigned char b;
+	char *w;
+
+	req->path = malloc(plen + 1);
+	if (!req->path)
+		die("http", "out of memory");
+	w = req->path;
+	req->nsegs = -1;
+	if (*s == '/') {
+		s++;
+		req->segs[0] = w;
+		req->nsegs = 1;
+	}
+	while (s < end) {
+		if (*s == '/') {
+			s++;
+			*w++ = '\0';
+			if (req->nsegs < 0)
+				continue;
+			if (req->nsegs == HTTP_MAX_SEGMENTS)
+				req->nsegs = -1;
+			else
+				req->segs[req->nsegs++] = w;
+			continue;
+		}
+		if (target_byte(req, &s, &b))
+			return;
+		*w++ = (char)b;
+	}
+	*w = '\0';
+	/* The query is libmicrohttpd's to split; its bytes obey the same
+	 * rule, so that no argument is cut at a NUL either. */
+	if (*s == '?')
+		s++;
+	while (*s)
+		if (target_byte(req, &s, &b))
+			return;
 }
 
 static void request_free(struct http_request *req)
@@ -279,8 +435,7 @@ static void request_free(struct http_request *req)
 
 	if (!req)
 		return;
-	for (i = 0; i < req->nparams; i++)
-		free(req->params[i]);
+	free(req->path);
 	for (i = 0; i < req->nhdrs; i++) {
 		free(req->hdrs[i].name);
 		free(req->hdrs[i].value);
@@ -341,7 +496,16 @@ static int queue_reply(struct http_request *req)
 
 static void dispatch(struct http_request *req)
 {
-	if (req->too_large) {
+	if (req->bad_framing) {
+		/* What follows the headers cannot be told apart from a
+		 * next request: read none of it. */
+		http_add_header(req, "Connection", "close");
+		http_reply_error(req, 400, "bad-framing", "%s",
+				 req->bad_framing);
+	} else if (req->bad_target[0]) {
+		http_reply_error(req, 400, "bad-path", "the request target "
+				 "has %s", req->bad_target);
+	} else if (req->too_large) {
 		http_reply_error(req, 413, "body-too-large",
 				 "request body exceeds %zu bytes",
 				 req->srv->body_max);
@@ -362,6 +526,82 @@ static void dispatch(struct http_request *req)
 	}
 }
 
+/* Counts the framing headers of a request (a MHD_KeyValueIterator). */
+struct framing {
+	int content_length, transfer_encoding, chunked, blank_name;
+};
+
+static enum MHD_Result framing_count(void *cls, enum MHD_ValueKind kind,
+				     const char *key, const char *value)
+{
+	struct framing *f = cls;
+
+	if (strpbrk(key, " \t"))
+		f->blank_name = 1;
+	if (!strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH))
+		f->content_length++;
+	if (!strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING)) {
+		f->transfer_encoding++;
+		f->chunked = value && !strcasecmp(value, "chunked");
+	}
+	return MHD_YES;
+}
+
+/* Why the request's framing headers are ambiguous; NULL if they are not. */
+static const char *framing_check(struct MHD_Connection *conn)
+{
+	struct framing f = { 0 };
+
+	MHD_get_connection_values(conn, MHD_HEADER_KIND, framing_count, &f);
+	if (f.blank_name)
+		return "a header name with a blank (before its colon)";
+	if (f.content_length > 1)
+		return "more than one Content-Length";
+	if (f.content_length && f.transfer_encoding)
+		return "both Content-Length and Transfer-Encoding";
+	if (f.transfer_encoding > 1 || (f.transfer_encoding && !f.chunked))
+		return "a Transfer-Encoding other than one \"chunked\"";
+	return NULL;
+}
+
+/* Sets the header deadline of conn's connection: 0 (none) or due_ms. */
+static void conn_deadline(struct http_server *srv, struct MHD_Connection *conn,
+			  long long due_ms)
+{
+	const union MHD_ConnectionInfo *info;
+	struct http_conn *c;
+
+	info = MHD_get_connection_info(conn,
+				       MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	c = info ? info->socket_context : NULL;
+	if (!c)
+		return;
+	pthread_mutex_lock(&srv->conn_lock);
+	c->deadline_ms = due_ms;
+	pthread_mutex_unlock(&srv->conn_lock);
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+/* A request line is in: the request starts, with the target as sent. */
+static void *uri_cb(void *cls, const char *uri, struct MHD_Connection *conn)
+{
+	struct http_request *req = calloc(1, sizeof(*req));
+
+	if (!req)
+		die("http", "out of memory");
+	req->srv = cls;
+	strbuf_init(&req->body);
+	target_parse(req, uri ? uri : "");
+	return req;
+}
+
 static enum MHD_Result access_cb(void *cls, struct MHD_Connection *conn,
 				 const char *url, const char *method,
 				 const char *version, const char *upload,
@@ -370,26 +610,27 @@ static enum MHD_Result access_cb(void *cls, struct MHD_Connection *conn,
 	struct http_server *srv = cls;
 	struct http_request *req = *con_cls;
 
-	if (!req) {
+	if (!req)
+		return MHD_NO;
+	if (!req->conn) {
 		const char *cl;
 
-		req = calloc(1, sizeof(*req));
-		if (!req)
-			return MHD_NO;
+		conn_deadline(srv, conn, 0);
 		clock_gettime(CLOCK_MONOTONIC, &req->start);
-		req->srv = srv;
 		req->conn = conn;
 		req->url = url;
 		req->method = method;
-		strbuf_init(&req->body);
-		*con_cls = req;
-		route_find(req);
+		req->bad_framing = framing_check(conn);
+		if (!req->bad_framing && !req->bad_target[0])
+			route_find(req);
 
 		/* Refuse an announced oversized body before reading it. */
 		cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
 				MHD_HTTP_HEADER_CONTENT_LENGTH);
-		if (cl && strtoull(cl, NULL, 10) > srv->body_max) {
+		if (cl && strtoull(cl, NULL, 10) > srv->body_max)
 			req->too_large = 1;
+		if (req->bad_framing || req->bad_target[0] ||
+		    req->too_large) {
 			dispatch(req);
 			return (enum MHD_Result)queue_reply(req);
 		}
@@ -417,23 +658,122 @@ static enum MHD_Result access_cb(void *cls, struct MHD_Connection *conn,
 	return (enum MHD_Result)queue_reply(req);
 }
 
+/* A request ended: the next one's headers are due from now. */
 static void completed_cb(void *cls, struct MHD_Connection *conn,
 			 void **con_cls, enum MHD_RequestTerminationCode toe)
 {
+	struct http_server *srv = cls;
+
 	request_free(*con_cls);
 	*con_cls = NULL;
+	conn_deadline(srv, conn, now_ms() + srv->header_timeout_s * 1000LL);
 }
 
-/* libmicrohttpd's own diagnostics, as "http: ADDRESS: message". */
+/* Connections opened and closed: the list the sweeper walks. */
+static void conn_cb(void *cls, struct MHD_Connection *conn, void **ctx,
+		    enum MHD_ConnectionNotificationCode toe)
+{
+	struct http_server *srv = cls;
+	const union MHD_ConnectionInfo *info;
+	struct http_conn *c = *ctx;
+
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+		c = calloc(1, sizeof(*c));
+		if (!c)
+			die("http", "out of memory");
+		info = MHD_get_connection_info(conn,
+				MHD_CONNECTION_INFO_CONNECTION_FD);
+		c->fd = info ? info->connect_fd : -1;
+		c->deadline_ms = now_ms() + srv->header_timeout_s * 1000LL;
+		pthread_mutex_lock(&srv->conn_lock);
+		c->next = srv->conns;
+		if (c->next)
+			c->next->prev = c;
+		srv->conns = c;
+		srv->n_conns++;
+		pthread_mutex_unlock(&srv->conn_lock);
+		*ctx = c;
+		return;
+	}
+	if (!c)
+		return;
+	pthread_mutex_lock(&srv->conn_lock);
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		srv->conns = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	srv->n_conns--;
+	pthread_mutex_unlock(&srv->conn_lock);
+	free(c);
+	*ctx = NULL;
+}
+
+/*
+ * Shuts down the connections whose headers are late, then sleeps until
+ * the next deadline: a connection opened later has a later deadline, so
+ * header_timeout_s is the longest sleep that misses none.
+ */
+static void *sweeper_main(void *arg)
+{
+	struct http_server *srv = arg;
+	struct timespec until;
+	struct http_conn *c;
+	long long now, next;
+
+	pthread_mutex_lock(&srv->conn_lock);
+	while (!srv->stopping) {
+		now = now_ms();
+		next = now + srv->header_timeout_s * 1000LL;
+		for (c = srv->conns; c; c = c->next) {
+			if (!c->deadline_ms)
+				continue;
+			if (c->deadline_ms > now) {
+				if (c->deadline_ms < next)
+					next = c->deadline_ms;
+				continue;
+			}
+			if (c->fd >= 0)
+				shutdown(c->fd, SHUT_RDWR);
+			c->deadline_ms = 0;
+			srv->n_header_timeouts++;
+		}
+		until.tv_sec = next / 1000;
+		until.tv_nsec = next % 1000 * 1000000;
+		pthread_cond_timedwait(&srv->sweep_cond, &srv->conn_lock,
+				       &until);
+	}
+	pthread_mutex_unlock(&srv->conn_lock);
+	return NULL;
+}
+
+/*
+ * libmicrohttpd's own diagnostics, as "http: ADDRESS: message".  Any
+ * client can make a line per connection of these, so a connection
+ * refused at a limit is only counted, and one that ended in the middle
+ * of its request (the client left, or the sweeper cut it) is a debug
+ * line.
+ */
 static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
 	struct http_server *srv = cls;
 	struct strbuf msg = STRBUF_INIT;
+	enum log_level level = LOG_LEVEL_WARN;
 
+	if (strstr(fmt, "reached connection limit")) {
+		pthread_mutex_lock(&srv->conn_lock);
+		srv->n_refused++;
+		pthread_mutex_unlock(&srv->conn_lock);
+		return;
+	}
+	if (strstr(fmt, "when reading request") ||
+	    strstr(fmt, "closed by remote side"))
+		level = LOG_LEVEL_DEBUG;
 	strbuf_vaddf(&msg, fmt, ap);
 	while (msg.len && msg.buf[msg.len - 1] == '\n')
 		msg.buf[--msg.len] = '\0';
-	log_warn("http", "%s: %s", srv->listen, msg.buf);
+	log_msg(level, "http", "%s: %s", srv->listen, msg.buf);
 	strbuf_release(&msg);
 }
 
@@ -448,13 +788,21 @@ int http_server_start(struct http_server *srv)
 		MHD_OPTION_EXTERNAL_LOGGER, mhd_log, srv,
 		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&srv->addr,
 		MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)srv->threads,
+		MHD_OPTION_URI_LOG_CALLBACK, uri_cb, srv,
 		MHD_OPTION_NOTIFY_COMPLETED, completed_cb, srv,
-		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)30,
-		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)1000,
+		MHD_OPTION_NOTIFY_CONNECTION, conn_cb, srv,
+		MHD_OPTION_STRICT_FOR_CLIENT, 1,
+		MHD_OPTION_CONNECTION_TIMEOUT, srv->idle_timeout_s,
+		MHD_OPTION_CONNECTION_LIMIT, srv->max_conns,
+		MHD_OPTION_PER_IP_CONNECTION_LIMIT, srv->max_per_addr,
 		MHD_OPTION_END);
 	if (!srv->mhd)
 		return error("http", "%s: cannot listen: %s", srv->listen,
 			     errno ? strerror(errno) : "unknown error");
+	if (pthread_create(&srv->sweeper, NULL, sweeper_main, srv))
+		return error("http", "%s: cannot start the connection "
+			     "sweeper", srv->listen);
+	srv->sweeper_started = 1;
 	return 0;
 }
 
@@ -475,6 +823,14 @@ void http_server_free(struct http_server *srv)
 
 	if (!srv)
 		return;
+	if (srv->sweeper_started) {
+		pthread_mutex_lock(&srv->conn_lock);
+		srv->stopping = 1;
+		pthread_cond_signal(&srv->sweep_cond);
+		pthread_mutex_unlock(&srv->conn_lock);
+		pthread_join(srv->sweeper, NULL);
+	}
+	/* Closes every connection: conn_cb() frees them all. */
 	if (srv->mhd)
 		MHD_stop_daemon(srv->mhd);
 	for (i = 0; i < srv->ndbs; i++)
@@ -485,6 +841,8 @@ void http_server_free(struct http_server *srv)
 		free(srv->routes[r].pattern);
 	}
 	pthread_mutex_destroy(&srv->lock);
+	pthread_mutex_destroy(&srv->conn_lock);
+	pthread_cond_destroy(&srv->sweep_cond);
 	free(srv->listen);
 	free(srv->db_path);
 	free(srv);
@@ -549,6 +907,23 @@ void http_metrics_write(struct http_server *srv, struct strbuf *out)
 		stats_write(&srv->unmatched, "", "unmatched", out, part);
 	}
 	pthread_mutex_unlock(&srv->lock);
+
+	pthread_mutex_lock(&srv->conn_lock);
+	strbuf_addf(out, "# HELP kregress_http_connections Connections open "
+		    "now.\n"
+		    "# TYPE kregress_http_connections gauge\n"
+		    "kregress_http_connections %llu\n"
+		    "# HELP kregress_http_connections_refused_total "
+		    "Connections refused at a limit (in all or per "
+		    "address).\n"
+		    "# TYPE kregress_http_connections_refused_total counter\n"
+		    "kregress_http_connections_refused_total %llu\n"
+		    "# HELP kregress_http_header_timeouts_total Connections "
+		    "closed for headers not complete in time.\n"
+		    "# TYPE kregress_http_header_timeouts_total counter\n"
+		    "kregress_http_header_timeouts_total %llu\n",
+		    srv->n_conns, srv->n_refused, srv->n_header_timeouts);
+	pthread_mutex_unlock(&srv->conn_lock);
 }
 
 const char *http_method(struct http_request *req)

@@ -5,18 +5,30 @@
  * requests on a pool of worker threads.  Requests are dispatched through a
  * router of (method, path pattern) pairs; a pattern segment "{name}"
  * matches any one non-empty path segment, which the handler reads with
- * http_param().  The server answers by itself, as JSON errors:
- *   404 for a path no route matches, 405 (with Allow) for a path that
- *   matches only with another method, 413 for a body over the cap (the
- *   body is never buffered past the cap), 500 when a handler does not
- *   reply.
+ * http_param() (percent-decoded; a %2F in it is a '/', not a separator).
+ * The server answers by itself, as JSON errors:
+ *   400 "bad-path" for a target (path or query) with a control character
+ *   plain or escaped (%00 included) or a malformed %-escape, 400
+ *   "bad-framing" (and closes the connection) for a request whose body
+ *   length is ambiguous: two Content-Length, Content-Length with
+ *   Transfer-Encoding, a Transfer-Encoding but "chunked", a blank in a
+ *   header name; 404 for a path no route matches, 405 (with Allow) for a
+ *   path that matches only with another method, 413 for a body over the
+ *   cap (the body is never buffered past the cap), 500 when a handler
+ *   does not reply.
+ *
+ * Connections are limited in all and per client address; one that has
+ * not sent a request's complete headers header_timeout_s after it was
+ * opened (or after its previous request ended) is closed, however slowly
+ * it keeps sending, and one idle for idle_timeout_s too.
  *
  * Each worker thread opens its own SQLite connection (db_open) on first
  * use and keeps it in thread-local storage; the connections are closed
  * when the server stops.  Every request is counted per route and status
  * code, and its latency (first byte of headers to response queued) goes
  * into a per-route histogram, written in Prometheus text format by
- * http_metrics_write().
+ * http_metrics_write() with the connections open, refused at a limit and
+ * closed for late headers.
  */
 #ifndef KREGRESS_HTTP_H
 #define KREGRESS_HTTP_H
@@ -38,10 +50,19 @@ struct http_opts {
 	unsigned threads;	/* worker threads; 0 = 4 */
 	/* Called on each worker's connection after db_open(); may be NULL. */
 	int (*db_setup)(struct db *db);
+	/* Each 0 = its HTTP_*_DEFAULT. */
+	unsigned max_connections;	/* open at once, in all */
+	unsigned max_per_address;	/* open at once from one address */
+	unsigned header_timeout_s;	/* to complete a request's headers */
+	unsigned idle_timeout_s;	/* without a byte either way */
 };
 
-#define HTTP_BODY_MAX_DEFAULT	(8u << 20)
-#define HTTP_LISTEN_DEFAULT	"127.0.0.1:8080"
+#define HTTP_BODY_MAX_DEFAULT		(8u << 20)
+#define HTTP_LISTEN_DEFAULT		"127.0.0.1:8080"
+#define HTTP_CONNECTIONS_DEFAULT	1000
+#define HTTP_PER_ADDRESS_DEFAULT	64
+#define HTTP_HEADER_TIMEOUT_DEFAULT_S	10
+#define HTTP_IDLE_TIMEOUT_DEFAULT_S	30
 
 /* Creates a stopped server; 0 and *out, or -1 (logged) on a bad address. */
 int http_server_new(const struct http_opts *opts, struct http_server **out);
@@ -66,8 +87,10 @@ int http_server_port(struct http_server *srv);
 void http_server_free(struct http_server *srv);
 
 /*
- * Appends kregress_http_requests_total and
- * kregress_http_request_duration_seconds in Prometheus text format.
+ * Appends kregress_http_requests_total,
+ * kregress_http_request_duration_seconds, kregress_http_connections,
+ * kregress_http_connections_refused_total and
+ * kregress_http_header_timeouts_total in Prometheus text format.
  */
 void http_metrics_write(struct http_server *srv, struct strbuf *out);
 

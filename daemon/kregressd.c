@@ -296,6 +296,16 @@ static void reload(const char *path)
 		strbuf_addstr(&fixed, " limits.workers");
 	if (cur->api.max_body_bytes != cfg->api.max_body_bytes)
 		strbuf_addstr(&fixed, " api.max_body_bytes");
+	if (cur->limits.api_connections != cfg->limits.api_connections)
+		strbuf_addstr(&fixed, " limits.api_connections");
+	if (cur->limits.api_connections_per_address !=
+	    cfg->limits.api_connections_per_address)
+		strbuf_addstr(&fixed, " limits.api_connections_per_address");
+	if (cur->limits.api_header_timeout_s !=
+	    cfg->limits.api_header_timeout_s)
+		strbuf_addstr(&fixed, " limits.api_header_timeout_s");
+	if (cur->limits.api_idle_timeout_s != cfg->limits.api_idle_timeout_s)
+		strbuf_addstr(&fixed, " limits.api_idle_timeout_s");
 	old = realloc(config_old, (n_config_old + 1) * sizeof(*old));
 	if (!old)
 		die("config", "out of memory");
@@ -412,9 +422,9 @@ static int run(struct config *cfg)
 	}
 	if (bg_start(cfg))
 		goto stop;
-	log_info("kregressd", "ready: pid %ld, %d worker%s, lease %d s, "
-		 "owner %s", (long)getpid(), n, n == 1 ? "" : "s", lease_s,
-		 owner);
+	log_info("kregressd", "ready: pid %ld, API port %d, %d worker%s, "
+		 "lease %d s, owner %s", (long)getpid(), api_port(api), n,
+		 n == 1 ? "" : "s", lease_s, owner);
 
 	while (!stopping) {
 		struct signalfd_siginfo si;

@@ -2,7 +2,6 @@
  * plan_file.c - a plan file loaded for the kernel command line (see
  * plan_file.h).
  */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,11 +55,8 @@ int plan_file_load(struct plan_file *pf, const char *path,
 	strbuf_init(&pf->cmdline);
 	if (!pf->path || !pf->plan)
 		die("plan", "out of memory");
-	if (strbuf_read_file(&text, path, PLAN_TEXT_MAX) < 0) {
-		strbuf_addf(err, "%s: %s", path, errno == EFBIG ?
-			    "larger than a plan can be" : strerror(errno));
+	if (strbuf_read_file_why(&text, path, PLAN_TEXT_MAX, err) < 0)
 		goto out;
-	}
 	if (plan_parse(pf->plan, text.buf, text.len, msg, sizeof(msg)) < 0) {
 		strbuf_addf(err, "%s: %s", path, msg);
 		goto out;

@@ -9,9 +9,12 @@
  *    message ends where git-mailinfo's patchbreak() says (a "---" line, a
  *    "diff -" or "Index: " line); an in-body From:/Date:/Subject: block
  *    overrides the mail's own headers;
- *  - the diff is cut by counting hunk lines, so the diffstat before it and
- *    the signature and footers after it never leak into the bytes handed
- *    to the apply stage;
+ *  - the diff is cut where the scanner of diff.c says it ends (hunk lines
+ *    counted), so the diffstat before it and the signature and footers
+ *    after it never leak into the bytes handed to the apply stage, and
+ *    apply.c, scanning them again with the same code, sees the same
+ *    files; what the scanner finds wrong (a truncated hunk, a NUL byte)
+ *    is a problem of the series;
  *  - replies are walked up (iteratively, memoised: a References chain
  *    thousands deep costs linear time and no stack) to the patch or cover
  *    letter they answer, and their trailers attached there.
@@ -20,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "diff.h"
 #include "log.h"
 #include "mail.h"
 #include "series.h"
@@ -288,224 +292,30 @@ static int is_patchbreak(const struct line *l)
 	return 1;
 }
 
-static int parse_range(const char **p, const char *end, long *count)
+/* Adds the -p1 name of a header path (diff.h) to files, once. */
+static void add_file(char ***files, size_t *nr, struct diff_path path)
 {
-	long v = 0;
-	int digits = 0;
-
-	while (*p < end && isdigit((unsigned char)**p)) {
-		if (v < 100000000)
-			v = v * 10 + (**p - '0');
-		(*p)++;
-		digits++;
-	}
-	if (!digits)
-		return -1;
-	*count = 1;
-	if (*p < end && **p == ',') {
-		(*p)++;
-		v = 0;
-		digits = 0;
-		while (*p < end && isdigit((unsigned char)**p)) {
-			if (v < 100000000)
-				v = v * 10 + (**p - '0');
-			(*p)++;
-			digits++;
-		}
-		if (!digits)
-			return -1;
-		*count = v;
-	}
-	return 0;
-}
-
-/* "@@ -a,b +c,d @@": the old and new line counts. */
-static int parse_hunk_header(const struct line *l, long *old, long *new)
-{
-	const char *p = l->p + 4, *end = l->p + l->n;
-
-	if (!starts(l, "@@ -"))
-		return -1;
-	if (parse_range(&p, end, old) || p >= end || *p != ' ')
-		return -1;
-	p++;
-	if (p >= end || *p != '+')
-		return -1;
-	p++;
-	if (parse_range(&p, end, new))
-		return -1;
-	return p + 3 <= end && !memcmp(p, " @@", 3) ? 0 : -1;
-}
-
-static void add_file(char ***files, size_t *nr, const char *p, size_t n)
-{
+	struct diff_path name = diff_path_strip1(path);
 	size_t i;
 
-	if (!n)
+	if (!name.p || !name.n || diff_path_is_null(path))
 		return;
 	for (i = 0; i < *nr; i++)
-		if (strlen((*files)[i]) == n && !memcmp((*files)[i], p, n))
+		if (strlen((*files)[i]) == name.n &&
+		    !memcmp((*files)[i], name.p, name.n))
 			return;
-	push_str(files, nr, xstrndup(p, n));
-}
-
-/* "diff --git a/X b/Y" -> Y (the last " b/" splits them). */
-static void file_from_git_line(const struct line *l, char ***files,
-			       size_t *nr)
-{
-	const char *p = l->p + 11, *end = l->p + l->n, *b = NULL, *q;
-
-	for (q = p; q + 3 <= end; q++)
-		if (!memcmp(q, " b/", 3))
-			b = q;
-	if (b)
-		add_file(files, nr, b + 3, (size_t)(end - b - 3));
-	else if (end > p)
-		add_file(files, nr, p, (size_t)(end - p));
-}
-
-/* "+++ b/X\t2020-..." -> X (strip one path component, like -p1). */
-static void file_from_plus_line(const struct line *l, char ***files,
-				size_t *nr)
-{
-	const char *p = l->p + 4, *end = l->p + l->n, *tab, *slash;
-
-	tab = memchr(p, '\t', (size_t)(end - p));
-	if (tab)
-		end = tab;
-	if (end - p == 9 && !memcmp(p, "/dev/null", 9))
-		return;
-	slash = memchr(p, '/', (size_t)(end - p));
-	if (slash)
-		p = slash + 1;
-	add_file(files, nr, p, (size_t)(end - p));
-}
-
-static const char *const git_ext_headers[] = {
-	"old mode ", "new mode ", "deleted file mode ", "new file mode ",
-	"copy from ", "copy to ", "rename from ", "rename to ",
-	"similarity index ", "dissimilarity index ", "index ",
-};
-
-static int is_ext_header(const struct line *l)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(git_ext_headers) / sizeof(*git_ext_headers);
-	     i++)
-		if (starts(l, git_ext_headers[i]))
-			return 1;
-	return 0;
-}
-
-/* A unified diff starts here: "diff --git", or "--- " + "+++ " + "@@". */
-static int diff_starts(const char *buf, size_t len, const struct line *l)
-{
-	struct line l2, l3;
-
-	if (starts(l, "diff --git "))
-		return 1;
-	if (!starts(l, "--- ") || !get_line(buf, len, l->next, &l2) ||
-	    !starts(&l2, "+++ ") || !get_line(buf, len, l2.next, &l3))
-		return 0;
-	return starts(&l3, "@@ -");
-}
-
-struct diff_info {
-	size_t start, end;	/* byte offsets in the body */
-	char **files;
-	size_t nr_files;
-	int truncated;		/* a hunk ended before its counts said */
-};
-
-/*
- * Consumes a diff starting at off: file headers, hunks (by their counts),
- * "\ No newline" markers, binary patches.  Stops at the first line that
- * cannot belong to the diff.
- */
-static void diff_scan(const char *buf, size_t len, size_t off,
-		      struct diff_info *d)
-{
-	struct line l, l2;
-	size_t pos = off;
-
-	d->start = off;
-	d->end = off;
-	while (get_line(buf, len, pos, &l)) {
-		if (starts(&l, "diff --git ")) {
-			file_from_git_line(&l, &d->files, &d->nr_files);
-			pos = l.next;
-			while (get_line(buf, len, pos, &l) && is_ext_header(&l))
-				pos = l.next;
-			d->end = pos;
-			continue;
-		}
-		if (starts(&l, "--- ") && get_line(buf, len, l.next, &l2) &&
-		    starts(&l2, "+++ ")) {
-			file_from_plus_line(&l2, &d->files, &d->nr_files);
-			pos = d->end = l2.next;
-			continue;
-		}
-		if (starts(&l, "@@ -")) {
-			long old, new;
-
-			if (parse_hunk_header(&l, &old, &new))
-				break;
-			pos = l.next;
-			while ((old > 0 || new > 0) &&
-			       get_line(buf, len, pos, &l)) {
-				char c = l.n ? l.p[0] : ' ';
-
-				if (c == ' ') {
-					old--;
-					new--;
-				} else if (c == '-') {
-					old--;
-				} else if (c == '+') {
-					new--;
-				} else if (c != '\\') {
-					break;
-				}
-				pos = l.next;
-			}
-			if (old > 0 || new > 0)
-				d->truncated = 1;
-			d->end = pos;
-			if (d->truncated)
-				break;
-			continue;
-		}
-		if (starts(&l, "\\ ") || starts(&l, "Binary files ")) {
-			pos = d->end = l.next;
-			continue;
-		}
-		if (starts(&l, "GIT binary patch")) {
-			int blocks = 0;
-
-			pos = l.next;
-			/* literal/delta blocks, each ended by an empty line */
-			while (blocks < 2 && get_line(buf, len, pos, &l) &&
-			       (starts(&l, "literal ") ||
-				starts(&l, "delta "))) {
-				pos = l.next;
-				while (get_line(buf, len, pos, &l) && l.n)
-					pos = l.next;
-				if (get_line(buf, len, pos, &l))
-					pos = l.next;
-				blocks++;
-			}
-			d->end = pos;
-			continue;
-		}
-		break;
-	}
+	push_str(files, nr, xstrndup(name.p, name.n));
 }
 
 /* The parts of one patch mail body. */
 struct body_parts {
 	size_t msg_start, msg_end;	/* commit message */
 	int has_diff;
-	struct diff_info diff;
+	size_t diff_start, diff_end;	/* as diff.c cut it */
+	enum diff_error diff_error;	/* what diff.c found wrong, if any */
+	size_t diff_error_line;		/* in the diff */
+	char **files;			/* -p1 names of the new side */
+	size_t nr_files;
 	char *from;			/* in-body From: value */
 	char *date;			/* in-body Date: value */
 	char *subject;			/* in-body Subject: value */
@@ -515,9 +325,9 @@ static void body_parts_release(struct body_parts *b)
 {
 	size_t i;
 
-	for (i = 0; i < b->diff.nr_files; i++)
-		free(b->diff.files[i]);
-	free(b->diff.files);
+	for (i = 0; i < b->nr_files; i++)
+		free(b->files[i]);
+	free(b->files);
 	free(b->from);
 	free(b->date);
 	free(b->subject);
@@ -525,8 +335,9 @@ static void body_parts_release(struct body_parts *b)
 
 static void body_split(const char *buf, size_t len, struct body_parts *b)
 {
+	struct diff d;
 	struct line l;
-	size_t pos = 0;
+	size_t pos = 0, i;
 
 	memset(b, 0, sizeof(*b));
 	/* leading blank lines, then an optional in-body header block */
@@ -566,14 +377,21 @@ static void body_split(const char *buf, size_t len, struct body_parts *b)
 		pos = l.next;
 	b->msg_end = pos;
 	/* the diff: from the break on (after the diffstat, if any) */
-	while (get_line(buf, len, pos, &l)) {
-		if (diff_starts(buf, len, &l)) {
-			diff_scan(buf, len, pos, &b->diff);
-			b->has_diff = b->diff.end > b->diff.start;
-			break;
+	if (!diff_scan(buf + pos, len - pos, &d)) {
+		b->has_diff = 1;
+		b->diff_start = pos + d.start;
+		b->diff_end = pos + d.end;
+		b->diff_error = d.error;
+		b->diff_error_line = d.error_line;
+		for (i = 0; i < d.nr_files; i++) {
+			const struct diff_file *f = &d.files[i];
+
+			if (f->git)
+				add_file(&b->files, &b->nr_files, f->git_new);
+			add_file(&b->files, &b->nr_files, f->new);
 		}
-		pos = l.next;
 	}
+	diff_release(&d);
 	/* trailing blank lines are not part of the message */
 	while (b->msg_end > b->msg_start &&
 	       (buf[b->msg_end - 1] == '\n' || buf[b->msg_end - 1] == ' ' ||
@@ -838,17 +656,17 @@ static struct series_patch *patch_new(struct item *it)
 		p->raw_len = m->raw_len;
 	}
 	if (it->kind == ITEM_PATCH && b->has_diff) {
-		p->diff_len = b->diff.end - b->diff.start;
+		p->diff_len = b->diff_end - b->diff_start;
 		/* not strndup: a NUL in the diff must not cut it short */
 		p->diff = malloc(p->diff_len + 1);
 		if (!p->diff)
 			die("series", "out of memory");
-		memcpy(p->diff, m->body + b->diff.start, p->diff_len);
+		memcpy(p->diff, m->body + b->diff_start, p->diff_len);
 		p->diff[p->diff_len] = '\0';
-		p->files = b->diff.files;
-		p->nr_files = b->diff.nr_files;
-		b->diff.files = NULL;
-		b->diff.nr_files = 0;
+		p->files = b->files;
+		p->nr_files = b->nr_files;
+		b->files = NULL;
+		b->nr_files = 0;
 	}
 	return p;
 }
@@ -985,9 +803,11 @@ static struct series *build_revision(struct item *items, size_t nr, int v)
 				"patches", v, it->m->message_id, idx,
 				it->subj.total, total);
 		p = patch_new(it);
-		if (it->body.has_diff && it->body.diff.truncated)
-			problem(s, "v%d: patch %d/%d <%s> has a truncated "
-				"hunk", v, idx, total, it->m->message_id);
+		if (it->body.has_diff && it->body.diff_error != DIFF_OK)
+			problem(s, "v%d: patch %d/%d <%s>: %s at line %zu of "
+				"its diff", v, idx, total, it->m->message_id,
+				diff_error_str(it->body.diff_error),
+				it->body.diff_error_line);
 		it->series = s;
 		if (by_index[idx]) {
 			/* a RESEND or a duplicate: the later one wins */

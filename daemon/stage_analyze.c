@@ -155,6 +155,7 @@ static int analyze_run(struct pipeline_ctx *ctx,
 			    "no samples", r->arch, r->id);
 		return 0;
 	}
+	ro.repeatable = r->repeatable;
 	/* An adaptive run is tested at the alpha its last look had. */
 	if (r->alpha > 0 && r->max_per_side && r->nlooks)
 		ro.alpha = stats_seq_replay(r->alpha, r->max_per_side,

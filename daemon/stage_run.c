@@ -2,7 +2,6 @@
  * stage_run.c - the run stage of the pipeline (see stage_run.h).
  * No SQL here (db_run.c), no libvirt (vm.c via hosts.c and runner.c).
  */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -126,11 +125,11 @@ static int kernels_fit_plan(const struct db_run_images *im,
 		strbuf_add(&path, im->image[side],
 			   slash ? (size_t)(slash - im->image[side]) : 0);
 		strbuf_addstr(&path, slash ? "/config" : "config");
-		if (strbuf_read_file(&config, path.buf, 4 << 20) < 0) {
+		if (strbuf_read_file_why(&config, path.buf, 4 << 20,
+					 &missing) < 0) {
 			strbuf_addf(&out->reason, "%s: the %s kernel's "
-				    "configuration %s cannot be read: %s",
-				    arch, schedule_side_str(side), path.buf,
-				    strerror(errno));
+				    "configuration cannot be read: %s", arch,
+				    schedule_side_str(side), missing.buf);
 			goto out;
 		}
 		if (plan_kconfig_missing(pf->plan, config.buf, &missing)) {
@@ -284,6 +283,7 @@ static enum pipeline_result run_arch(struct pipeline_ctx *ctx,
 	spec.stats.threshold = cfg->stats.threshold_pct / 100;
 	spec.stats.alpha = cfg->stats.alpha;
 	spec.stats.min_samples = (size_t)cfg->stats.min_samples;
+	spec.stats.repeatable = spec.icount;
 	spec.log_dir = dir.buf;
 	spec.on_start = on_start;
 	spec.on_boot = on_boot;

@@ -5,12 +5,32 @@
  * coefficient and the seeded generator of the bootstrap come from GSL.
  *
  * Design notes:
- * - The exact null distribution of Mann-Whitney's U is the coefficient
- *   list of the Gaussian binomial [m+n choose m]_q, built factor by factor
- *   as prod (1 - q^(n+i)) / (1 - q^i) and truncated at the degree needed:
- *   O(min(m,n) * u) operations and one array, where the textbook recursion
- *   needs a table of m * n * (m*n).  Checked against exact integers for
- *   m = n = 49: relative error below 1e-15 in the lower half.
+ * - One procedure per verdict (DESIGN.md section 6): the test, the
+ *   estimate and its interval come from one null distribution of
+ *   Mann-Whitney's U.  The Hodges-Lehmann interval [D_(k), D_(mn-k+1)]
+ *   of the pairwise differences D excludes 0 exactly when fewer than k
+ *   differences are <= 0 or fewer than k are >= 0; with k the smallest
+ *   count whose null cdf reaches alpha/2, that is the test at alpha in
+ *   which a pair of equal values counts for no change.  The verdict reads
+ *   "the interval excludes 0", so it cannot disagree with p.  On log
+ *   values the differences are exact in sign (fl(a - b) > 0 iff a > b)
+ *   and expm1() keeps it, so the printed fractions agree too.
+ * - The exact null distribution without ties is the coefficient list of
+ *   the Gaussian binomial [m+n choose m]_q, built factor by factor as
+ *   prod (1 - q^(n+i)) / (1 - q^i), normalised to probabilities at each
+ *   factor (no overflow) and truncated at the centre: O(min(m,n) m n)
+ *   operations, one array of m n / 2 doubles.  Dividing by (1 - q^i) is
+ *   a running sum with stride i whose rounding errors the next factors
+ *   amplify at the centre: against integer arithmetic the relative error
+ *   is 3e-14 at 150 x 150, 2e-12 at 200 x 200, 7e-11 at 250 x 250, and
+ *   nothing is left at 1000 x 1000; hence the bound of 150 a side.  The
+ *   tails stay at 1e-15 up to 250 a side, not at 1000.  Beyond 150 a side
+ *   the distribution comes from its characteristic function (cf_init).
+ * - With ties the exact permutation distribution of the midrank U is
+ *   counted over the runs of equal values: choosing c of a run of t for
+ *   the smaller side, after j of its members and P values below, adds
+ *   2c(P - j) + c(t - c) to 2U.  One table of (min(m,n) + 1) (2 m n + 1)
+ *   doubles updated in place.
  * - Hodges-Lehmann needs order statistics of m*n pairwise differences
  *   (10^8 pairs for 2 x 10,000 samples).  Counting the pairs <= v is linear
  *   with two pointers over the sorted samples, because fl(y - x) is
@@ -37,9 +57,6 @@
 
 #include "log.h"
 #include "stats.h"
-
-/* Beyond this, the exact U distribution is not used. */
-#define MW_EXACT_MAX	50
 
 const char *stats_direction_str(enum stats_direction d)
 {
@@ -77,6 +94,7 @@ const char *stats_verdict_str(enum stats_verdict v)
 
 void stats_opts_init(struct stats_opts *o)
 {
+	memset(o, 0, sizeof(*o));
 	o->threshold = 0.03;
 	o->alpha = 0.05;
 	o->min_samples = 3;
@@ -126,10 +144,10 @@ static void mean_var(const double *v, size_t n, double *mean, double *var)
 }
 
 /*
- * Counts of U = 0..umax under the null for sizes m, n (any order), in
- * cnt[0..umax]; the total is C(m+n, m).
+ * P(U = u) for u = 0..umax under the null for sizes m, n (any order),
+ * into p[0..umax] (see the design notes for the accuracy).
  */
-static void mw_counts(size_t m, size_t n, size_t umax, double *cnt)
+static void harding_pmf(size_t m, size_t n, size_t umax, double *p)
 {
 	size_t i, u, k;
 
@@ -138,118 +156,586 @@ static void mw_counts(size_t m, size_t n, size_t umax, double *cnt)
 		m = n;
 		n = k;
 	}
-	memset(cnt, 0, (umax + 1) * sizeof(*cnt));
-	cnt[0] = 1;
+	memset(p, 0, (umax + 1) * sizeof(*p));
+	p[0] = 1;
 	for (i = 1; i <= m; i++) {
+		double scale = (double)i / (n + i);
+
 		for (u = i; u <= umax; u++)
-			cnt[u] += cnt[u - i];
-		if (umax < n + i)
-			continue;
-		for (u = umax; u >= n + i; u--)
-			cnt[u] -= cnt[u - n - i];
+			p[u] += p[u - i];
+		for (u = umax + 1; u-- > 0;)
+			p[u] = (p[u] - (u >= n + i ? p[u - n - i] : 0)) * scale;
 	}
+}
+
+static int exact_fits(size_t m, size_t n)
+{
+	return (m < n ? m : n) <= STATS_MW_EXACT_SIDE &&
+	       (double)m * n <= STATS_MW_EXACT_CELLS;
+}
+
+/* The inversion: both sides beyond Harding, at most 10^6 pairs. */
+static int cf_fits(size_t m, size_t n)
+{
+	return (double)m * n <= STATS_MW_EXACT_CELLS;
+}
+
+static int perm_fits(size_t m, size_t n)
+{
+	double a = m < n ? m : n;
+
+	return ((double)m + n) * a * m * n <= STATS_MW_PERM_WORK;
+}
+
+/* The pooled sorted sample as runs of equal values. */
+struct ranks {
+	double rank_sum_x;	/* midranks of x */
+	double tie;		/* sum of t^3 - t over the runs */
+	double cross;		/* pairs x_i == y_j */
+	size_t *run;		/* run lengths, smallest value first */
+	size_t nrun;
+	int ties;
+};
+
+static void ranks_init(struct ranks *r, const double *x, size_t m,
+		       const double *y, size_t n)
+{
+	size_t i = 0, j = 0;
+	double rank = 0;
+
+	memset(r, 0, sizeof(*r));
+	r->run = malloc((m + n + 1) * sizeof(*r->run));
+	if (!r->run)
+		die("stats", "out of memory");
+	while (i < m || j < n) {
+		double v = j >= n || (i < m && x[i] <= y[j]) ? x[i] : y[j];
+		double tx = 0, ty = 0, t;
+
+		while (i < m && x[i] == v)
+			i++, tx++;
+		while (j < n && y[j] == v)
+			j++, ty++;
+		t = tx + ty;
+		r->rank_sum_x += tx * (rank + (t + 1) / 2);
+		r->cross += tx * ty;
+		rank += t;
+		r->run[r->nrun++] = (size_t)t;
+		if (t > 1) {
+			r->ties = 1;
+			r->tie += t * t * t - t;
+		}
+	}
+}
+
+static void ranks_release(struct ranks *r)
+{
+	free(r->run);
+	r->run = NULL;
+}
+
+/* The tie-corrected sd of U under the null. */
+static double ranks_sigma(const struct ranks *r, size_t m, size_t n)
+{
+	double N = (double)m + n;
+
+	return sqrt((double)m * n / 12 *
+		    ((N + 1) - r->tie / (N * (N - 1))));
+}
+
+enum null_kind { NULL_EXACT, NULL_CF, NULL_PERMUTATION, NULL_NORMAL };
+
+/* The null distribution of U that the test, interval and verdict use. */
+struct mw_null {
+	enum null_kind kind;
+	double mn;
+	double *cdf;		/* exact kinds: P(U <= i / scale) */
+	double *sf;		/* permutation: P(U >= i / scale) */
+	size_t len;		/* exact: the lower half; permutation: all */
+	int scale;		/* 1 (U whole) or 2 (U in halves) */
+	double sigma;		/* normal: tie-corrected sd */
+	/* cf: the terms of the inversion (see cf_init) */
+	size_t cf_n;
+	unsigned long long *cf_k;	/* frequency index k of 2 pi k / L */
+	double *cf_h;			/* H(theta_k) times 2 (1 at L/2) */
+	unsigned long long cf_L;
+	size_t bytes;		/* peak heap used to build it */
+};
+
+static const char *const null_name[] = {
+	"exact", "exact", "permutation", "normal",
+};
+
+static void cumulate(double *p, size_t len)
+{
+	size_t i;
+
+	for (i = 1; i < len; i++)
+		p[i] += p[i - 1];
+}
+
+/* Exact permutation cdf of 2U over the runs (see the design notes). */
+static void perm_cdf(const struct ranks *r, size_t m, size_t n,
+		     struct mw_null *z)
+{
+	size_t a = m < n ? m : n, b = m < n ? n : m, w = 2 * a * b + 1;
+	size_t g, j, c, v, P = 0;
+	double *f = calloc((a + 1) * w, sizeof(*f)), total;
+
+	if (!f)
+		die("stats", "out of memory");
+	f[0] = 1;
+	for (g = 0; g < r->nrun; g++) {
+		size_t t = r->run[g], jmax = a < P ? a : P;
+		size_t jmin = P > b ? P - b : 0;
+
+		for (j = jmax + 1; j-- > jmin;) {
+			double *row = f + j * w;
+			size_t vmax = 2 * j * (P - j) + 1;
+
+			for (c = 1; c <= t && j + c <= a; c++) {
+				double wt = gsl_sf_choose(t, c);
+				size_t d = 2 * c * (P - j) + c * (t - c);
+				double *to = f + (j + c) * w + d;
+
+				for (v = 0; v < vmax && v + d < w; v++)
+					to[v] += wt * row[v];
+			}
+		}
+		P += t;
+	}
+	total = gsl_sf_choose(m + n, a);
+	z->cdf = malloc(w * sizeof(*z->cdf));
+	z->sf = malloc(w * sizeof(*z->sf));
+	if (!z->cdf || !z->sf)
+		die("stats", "out of memory");
+	/* The table counted the smaller side; U of x is mn minus U of y. */
+	for (v = 0; v < w; v++)
+		z->cdf[v] = z->sf[w - 1 - v] =
+			f[a * w + (m <= n ? v : w - 1 - v)] / total;
+	free(f);
+	z->bytes = (a + 3) * w * sizeof(double);
+	/* Not symmetric with ties: each tail is summed from its own end. */
+	cumulate(z->cdf, w);
+	cumulate(z->sf, w);
+	for (v = 0; v < w / 2; v++) {
+		double t = z->sf[v];
+
+		z->sf[v] = z->sf[w - 1 - v];
+		z->sf[w - 1 - v] = t;
+	}
+	z->len = w;
+	z->scale = 2;
+}
+
+/*
+ * The exact null distribution beyond Harding's reach, by inverting its
+ * characteristic function (m <= n below, L = m n + 1 > the support):
+ *
+ *   phi(theta) = e^(i m n theta / 2) H(theta),
+ *   H(theta) = prod_i (i sin((n + i) theta / 2)) / ((n + i) sin(i theta / 2))
+ *
+ * is a product of m well-conditioned factors, and with theta_k = 2 pi k / L
+ *
+ *   P(U <= s) = (s + 1 + sum_k w_k H_k sin((s + 1) theta_k / 2)
+ *                cos((m n - s) theta_k / 2) / sin(theta_k / 2)) / L
+ *
+ * over k = 1 .. L / 2 (w_k = 2, 1 for k = L / 2): no subtraction of
+ * large numbers: an absolute error of 1e-15 at most against integer
+ * counts up to 400 x 250 (the s + 1 term cancels; p below 1e-12 keeps
+ * that absolute error).  Every sine
+ * is of pi r / L with r reduced exactly in integers.  Most H_k are
+ * negligible, and the terms left out must be provably so (at most
+ * CF_EPS each, which bounds the error of the sum by about 20 CF_EPS):
+ * - theta <= pi / m: every factor is at most min(1, pi / ((n + i) theta))
+ *   (sin t / t decreases on [0, pi]), a bound that decreases with theta;
+ * - theta in [t0, t1] beyond: cut the pooled order into consecutive
+ *   blocks of s = floor(2 pi / t1) positions; given how many x each block
+ *   holds, U is a constant plus independent per-block U, so |phi| is at
+ *   most the expectation, over the hypergeometric block counts, of the
+ *   product of the blocks' bounds of the first kind at t0 (valid as each
+ *   block has at most s / 2 <= pi / theta factors).  Octaves of theta
+ *   are tried whole, then halved down to a ratio of 1.1.
+ * Frequencies neither bound clears are evaluated: at 1000 x 1000 only
+ * the first ones (of 500,000); at 200 x 200 the bounds clear little and
+ * most of the 20,000 are evaluated.  The bounds are loose: they prove
+ * what the evaluation shows, |H| far below 1e-25.
+ */
+#define CF_EPS		1e-25
+#define CF_RATIO	1.1	/* the finest interval a bound is tried on */
+
+static double sin_pi_over(unsigned long long r, unsigned long long L)
+{
+	return sin(M_PI * (double)(r % (2 * L)) / (double)L);
+}
+
+/* H(theta_k) for sizes m <= n. */
+static double cf_h(size_t m, size_t n, unsigned long long k,
+		   unsigned long long L)
+{
+	double h = 1;
+	int e, ex = 0;
+	size_t i;
+
+	for (i = 1; i <= m; i++) {
+		h *= (double)i * sin_pi_over((n + i) * k, L) /
+		     ((double)(n + i) * sin_pi_over(i * k, L));
+		if (fabs(h) > 1e100 || (fabs(h) < 1e-100 && h != 0)) {
+			h = frexp(h, &e);
+			ex += e;
+		}
+	}
+	return ldexp(h, ex);
+}
+
+/* The first bound at theta (valid for theta <= pi / m), sizes m <= n. */
+static double cf_bound1(size_t m, size_t n, double theta)
+{
+	double b = 1;
+	size_t i;
+
+	for (i = 1; i <= m && b > 0; i++)
+		b *= fmin(1, M_PI / ((n + i) * theta));
+	return b;
+}
+
+/* The block bound of |phi| on [t, tmax]; lf[] holds log(j!). */
+static double cf_bound2(size_t m, size_t n, double t, double tmax,
+			const double *lf)
+{
+	size_t N = m + n, s = (size_t)floor(2 * M_PI / tmax), P = 0, a, k;
+	double *f, *g, *beta, r;
+
+	if (s < 2)
+		s = 2;
+	if (s > N)
+		s = N;
+	f = calloc(2 * (m + 1) + s + 1, sizeof(*f));
+	if (!f)
+		die("stats", "out of memory");
+	g = f + m + 1;
+	beta = g + m + 1;
+	f[0] = 1;
+	while (P < N) {
+		size_t len = N - P < s ? N - P : s, R = N - P;
+
+		for (k = 0; k <= len; k++)
+			beta[k] = cf_bound1(k < len - k ? k : len - k,
+					    len - (k < len - k ? k : len - k),
+					    t);
+		memset(g, 0, (m + 1) * sizeof(*g));
+		for (a = 0; a <= m; a++) {
+			size_t rx = m - a, lo, hi, mode;
+			double pm, pk;
+
+			if (!(f[a] > 1e-300) || rx > R)
+				continue;
+			lo = rx > R - len ? rx - (R - len) : 0;
+			hi = rx < len ? rx : len;
+			mode = (size_t)((double)(len + 1) * (rx + 1) / (R + 2));
+			mode = mode < lo ? lo : mode > hi ? hi : mode;
+			/* Hypergeometric: C(len,k) C(R-len,rx-k) / C(R,rx). */
+			pm = exp(lf[len] - lf[mode] - lf[len - mode] +
+				 lf[R - len] - lf[rx - mode] -
+				 lf[R - len - rx + mode] -
+				 (lf[R] - lf[rx] - lf[R - rx]));
+			for (k = mode, pk = pm; k <= hi; k++) {
+				g[a + k] += f[a] * pk * beta[k];
+				pk *= (double)(len - k) * (rx - k) /
+				      ((k + 1.0) * (R - len - rx + k + 1));
+			}
+			for (k = mode, pk = pm; k-- > lo;) {
+				pk *= (k + 1.0) * (R - len - rx + k + 1) /
+				      ((double)(len - k) * (rx - k));
+				g[a + k] += f[a] * pk * beta[k];
+			}
+		}
+		memcpy(f, g, (m + 1) * sizeof(*f));
+		P += len;
+	}
+	r = f[m];
+	free(f);
+	return r;
+}
+
+static void cf_add(struct mw_null *z, size_t *alloc, unsigned long long k,
+		   double h)
+{
+	if (!(fabs(h) > 1e-300))
+		return;
+	if (z->cf_n == *alloc) {
+		*alloc = *alloc ? 2 * *alloc : 256;
+		z->cf_k = realloc(z->cf_k, *alloc * sizeof(*z->cf_k));
+		z->cf_h = realloc(z->cf_h, *alloc * sizeof(*z->cf_h));
+		if (!z->cf_k || !z->cf_h)
+			die("stats", "out of memory");
+	}
+	z->cf_k[z->cf_n] = k;
+	z->cf_h[z->cf_n++] = (2 * k == z->cf_L ? 1 : 2) * h;
+}
+
+/*
+ * The last frequency index k with theta_k = 2 pi k / L <= t: intervals
+ * (t0, t1] share their ends, so each k belongs to exactly one.
+ */
+static unsigned long long cf_index(double t, unsigned long long L)
+{
+	if (t >= M_PI)
+		return L / 2;
+	return (unsigned long long)floor(t * (double)L / (2 * M_PI));
+}
+
+/*
+ * Frequencies with theta in (t0, t1] (m <= n): none if the block bound
+ * clears them, else split down to a ratio of CF_RATIO, and evaluated
+ * where that fails or where evaluating costs less than a bound (about m
+ * sines per frequency against m n products per bound).
+ */
+static void cf_cover(struct mw_null *z, size_t *alloc, size_t m, size_t n,
+		     double t0, double t1, const double *lf)
+{
+	unsigned long long L = z->cf_L, k;
+	unsigned long long k0 = cf_index(t0, L) + 1, k1 = cf_index(t1, L);
+
+	if (k0 > k1)
+		return;
+	if ((double)(k1 - k0 + 1) * 10 > (double)(m + n) &&
+	    cf_bound2(m, n, t0, t1, lf) < CF_EPS)
+		return;
+	if (t1 > t0 * CF_RATIO &&
+	    (double)(k1 - k0 + 1) * 10 > (double)(m + n)) {
+		double mid = sqrt(t0 * t1);
+
+		cf_cover(z, alloc, m, n, t0, mid, lf);
+		cf_cover(z, alloc, m, n, mid, t1, lf);
+		return;
+	}
+	for (k = k0; k <= k1; k++)
+		cf_add(z, alloc, k, cf_h(m, n, k, L));
+}
+
+static void cf_init(struct mw_null *z, size_t m, size_t n)
+{
+	unsigned long long L = (unsigned long long)m * n + 1, k, kb;
+	double t, *lf;
+	size_t alloc = 0, i;
+
+	if (m > n) {
+		i = m;
+		m = n;
+		n = i;
+	}
+	z->cf_L = L;
+	/* theta <= pi / m: evaluate until the first bound clears the rest. */
+	kb = cf_index(M_PI / m, L);
+	for (k = 1; k <= kb; k++) {
+		if (cf_bound1(m, n, 2 * M_PI * k / L) < CF_EPS)
+			break;
+		cf_add(z, &alloc, k, cf_h(m, n, k, L));
+	}
+	lf = malloc((m + n + 1) * sizeof(*lf));
+	if (!lf)
+		die("stats", "out of memory");
+	lf[0] = 0;
+	for (i = 1; i <= m + n; i++)
+		lf[i] = lf[i - 1] + log((double)i);
+	/* Beyond: octaves of theta, each cleared or split (cf_cover). */
+	for (t = M_PI / m; t < M_PI; t *= 2)
+		cf_cover(z, &alloc, m, n, t, fmin(2 * t, M_PI), lf);
+	free(lf);
+	z->bytes = alloc * (sizeof(*z->cf_k) + sizeof(*z->cf_h)) +
+		   (3 * (m + n + 1) + 2) * sizeof(double);
+}
+
+/* P(U <= s) by the inversion, s whole. */
+static double cf_cdf(const struct mw_null *z, double s)
+{
+	unsigned long long L = z->cf_L, S = (unsigned long long)s;
+	unsigned long long mn = L - 1;
+	double sum = (double)S + 1;
+	size_t i;
+
+	for (i = 0; i < z->cf_n; i++) {
+		unsigned long long k = z->cf_k[i];
+
+		sum += z->cf_h[i] * sin_pi_over((S + 1) * k, L) *
+		       cos(M_PI * (double)(((mn - S) * k) % (2 * L)) /
+			   (double)L) / sin_pi_over(k, L);
+	}
+	return fmin(1, fmax(0, sum / (double)L));
+}
+
+static void null_init(struct mw_null *z, const struct ranks *r, size_t m,
+		      size_t n)
+{
+	memset(z, 0, sizeof(*z));
+	z->mn = (double)m * n;
+	if (!r->ties && exact_fits(m, n)) {
+		z->kind = NULL_EXACT;
+		z->scale = 1;
+		z->len = m * n / 2 + 1;
+		z->cdf = malloc(z->len * sizeof(*z->cdf));
+		if (!z->cdf)
+			die("stats", "out of memory");
+		z->bytes = z->len * sizeof(*z->cdf);
+		harding_pmf(m, n, z->len - 1, z->cdf);
+		cumulate(z->cdf, z->len);
+	} else if (!r->ties && cf_fits(m, n)) {
+		z->kind = NULL_CF;
+		z->scale = 1;
+		cf_init(z, m, n);
+	} else if (r->ties && perm_fits(m, n)) {
+		z->kind = NULL_PERMUTATION;
+		perm_cdf(r, m, n, z);
+	} else {
+		z->kind = NULL_NORMAL;
+		z->scale = 1;
+		z->sigma = ranks_sigma(r, m, n);
+	}
+}
+
+static void null_release(struct mw_null *z)
+{
+	free(z->cdf);
+	free(z->sf);
+	free(z->cf_k);
+	free(z->cf_h);
+	z->cdf = z->sf = z->cf_h = NULL;
+	z->cf_k = NULL;
+}
+
+/*
+ * P(U <= s) under the null; for the normal approximation the upper tail
+ * beyond mn - s with the continuity correction, so that 2 cdf(min(U,
+ * mn - U)) is SciPy's p.
+ */
+static double null_cdf(const struct mw_null *z, double s)
+{
+	double v;
+
+	if (z->kind == NULL_NORMAL)
+		return z->sigma > 0 ?
+		       gsl_cdf_ugaussian_Q((z->mn / 2 - s - 0.5) / z->sigma) :
+		       1;
+	if (s < 0)
+		return 0;
+	if (s >= z->mn)
+		return 1;
+	if (z->kind == NULL_CF)
+		return cf_cdf(z, floor(s));
+	v = floor(s * z->scale);
+	if (v < z->len)
+		return z->cdf[(size_t)v];
+	/* Exact kind above its stored half: P(U >= u) = P(U <= mn - u). */
+	return 1 - z->cdf[(size_t)(z->mn - v - 1)];
+}
+
+/* P(U >= s) under the null (the normal one: P(mn - U <= mn - s)). */
+static double null_sf(const struct mw_null *z, double s)
+{
+	double v;
+
+	if (z->kind != NULL_PERMUTATION)
+		return null_cdf(z, z->mn - s);
+	if (s <= 0)
+		return 1;
+	if (s > z->mn)
+		return 0;
+	v = ceil(s * z->scale);
+	return z->sf[(size_t)v];
+}
+
+/*
+ * The smallest whole k >= 0 with P(U <= k) >= alpha / 2 (upper = 0) or
+ * with P(U >= mn - k) >= alpha / 2 (upper = 1).
+ */
+static size_t null_critical(const struct mw_null *z, double alpha, int upper)
+{
+	size_t lo = 0, hi = (size_t)ceil(z->mn / 2);
+#define TAIL(k) (upper ? null_sf(z, z->mn - (double)(k)) : \
+			 null_cdf(z, (double)(k)))
+
+	if (TAIL(0) >= alpha / 2)
+		return 0;
+	/* Half the mass is on either side of mn / 2: TAIL(hi) >= 1/2. */
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (TAIL(mid) >= alpha / 2)
+			hi = mid;
+		else
+			lo = mid;
+	}
+#undef TAIL
+	return hi;
+}
+
+/* The two-sided p of a lower-tail count lo and an upper-tail count hi. */
+static double null_p(const struct mw_null *z, double lo, double hi)
+{
+	return fmin(1, 2 * fmin(null_cdf(z, lo), null_sf(z, hi)));
+}
+
+/* The smallest p the null allows: at its lowest or highest value. */
+static double null_p_min(const struct mw_null *z)
+{
+	size_t v = 0, w = 0;
+
+	if (z->kind == NULL_PERMUTATION) {
+		while (v + 1 < z->len && !(z->cdf[v] > 0))
+			v++;
+		while (w + 1 < z->len && !(z->sf[z->len - 1 - w] > 0))
+			w++;
+	}
+	return null_p(z, (double)v / z->scale,
+		      z->mn - (double)w / z->scale);
+}
+
+static void mw_fill(const struct ranks *r, const struct mw_null *z,
+		    size_t m, struct stats_mw *out)
+{
+	double u1 = r->rank_sum_x - (double)m * (m + 1) / 2;
+	double s = fmin(u1, z->mn - u1);
+
+	out->u = u1;
+	out->z = z->kind == NULL_NORMAL && z->sigma > 0 ?
+		 (z->mn / 2 - s - 0.5) / z->sigma : 0;
+	out->p = null_p(z, u1, u1);
+	out->exact = z->kind != NULL_NORMAL;
+	out->method = null_name[z->kind];
+	out->null_bytes = z->bytes;
+	out->p_min = null_p_min(z);
 }
 
 double stats_mw_cdf(double u, size_t m, size_t n)
 {
-	double *cnt, sum = 0, total;
-	size_t umax, k;
+	struct ranks r = { 0 };
+	struct mw_null z;
+	double c;
 
-	if (!m || !n || (double)m * n > 1e7)
+	if (!m || !n || !(exact_fits(m, n) || cf_fits(m, n)))
 		return NAN;
-	if (u < 0)
-		return 0;
-	if (u >= (double)m * n)
-		return 1;
-	umax = (size_t)floor(u);
-	/* Symmetric distribution: sum the shorter tail. */
-	if (umax > m * n / 2)
-		return 1 - stats_mw_cdf((double)(m * n - umax - 1), m, n);
-	cnt = malloc((umax + 1) * sizeof(*cnt));
-	if (!cnt)
-		die("stats", "out of memory");
-	mw_counts(m, n, umax, cnt);
-	for (k = 0; k <= umax; k++)
-		sum += cnt[k];
-	total = gsl_sf_choose(m + n, m);
-	free(cnt);
-	return sum / total;
-}
-
-/*
- * Walks the two sorted samples as one pooled sorted sample: the rank sum
- * of x (average ranks for ties) and the tie-corrected sigma of U under
- * the null; *ties is set if any value repeats.
- */
-static double rank_stats(const double *x, size_t m, const double *y,
-			 size_t n, double *rank_sum_x, int *ties)
-{
-	size_t i = 0, j = 0;
-	double tie = 0, N = (double)m + n, rank = 0, rs = 0;
-
-	*ties = 0;
-	while (i < m || j < n) {
-		double v = j >= n || (i < m && x[i] <= y[j]) ? x[i] : y[j];
-		double tx = 0, t;
-
-		while (i < m && x[i] == v)
-			i++, tx++;
-		t = tx;
-		while (j < n && y[j] == v)
-			j++, t++;
-		rs += tx * (rank + (t + 1) / 2);
-		rank += t;
-		if (t > 1) {
-			*ties = 1;
-			tie += t * t * t - t;
-		}
-	}
-	*rank_sum_x = rs;
-	return sqrt((double)m * n / 12 * ((N + 1) - tie / (N * (N - 1))));
-}
-
-/* Mann-Whitney on sorted samples (see stats_mann_whitney). */
-static void mw_sorted(const double *x, size_t na, const double *y,
-		      size_t nb, struct stats_mw *out)
-{
-	double rs, s, u1, umax, mn = (double)na * nb;
-	int ties;
-
-	s = rank_stats(x, na, y, nb, &rs, &ties);
-	u1 = rs - (double)na * (na + 1) / 2;
-	umax = u1 > mn - u1 ? u1 : mn - u1;
-	out->u = u1;
-	out->z = 0;
-	out->exact = !ties && na < MW_EXACT_MAX && nb < MW_EXACT_MAX;
-	if (out->exact) {
-		/* P(U >= umax) = P(U <= mn - umax) by symmetry. */
-		out->p = 2 * stats_mw_cdf(mn - umax, na, nb);
-		out->p_min = 2 / gsl_sf_choose(na + nb, na);
-	} else if (s > 0) {
-		out->z = (umax - mn / 2 - 0.5) / s;
-		out->p = 2 * gsl_cdf_ugaussian_Q(out->z);
-		out->p_min = 2 * gsl_cdf_ugaussian_Q((mn / 2 - 0.5) / s);
-	} else {
-		/* Every value equal: no evidence of anything. */
-		out->p = 1;
-		out->p_min = 1;
-	}
-	if (out->p > 1)
-		out->p = 1;
-	if (out->p_min > 1)
-		out->p_min = 1;
+	null_init(&z, &r, m, n);
+	c = null_cdf(&z, floor(u));
+	null_release(&z);
+	return c;
 }
 
 int stats_mann_whitney(const double *a, size_t na, const double *b,
 		       size_t nb, struct stats_mw *out)
 {
+	struct ranks r;
+	struct mw_null z;
 	double *x, *y;
 
 	if (!na || !nb)
 		return error("stats", "mann-whitney: empty sample");
 	x = sorted_copy(a, na);
 	y = sorted_copy(b, nb);
-	mw_sorted(x, na, y, nb, out);
+	ranks_init(&r, x, na, y, nb);
+	null_init(&z, &r, na, nb);
+	mw_fill(&r, &z, na, out);
+	null_release(&z);
+	ranks_release(&r);
 	free(x);
 	free(y);
 	return 0;
@@ -328,12 +814,20 @@ int stats_welch_summary(const struct stats_summary *base,
 		return error("stats", "welch: need n >= 2 and a known sd");
 	welch_core(base->mean, base->sd * base->sd, base->n, new->mean,
 		   new->sd * new->sd, new->n, out, &se);
-	q = se > 0 ? t_quantile(alpha, out->df) : 0;
-	out->diff_lo = new->mean - base->mean - q * se;
-	out->diff_hi = new->mean - base->mean + q * se;
+	/*
+	 * se (t -+ q): the interval excludes 0 exactly when |t| > q, the
+	 * sign of each end being that of t -+ q.
+	 */
+	if (se > 0) {
+		q = t_quantile(alpha, out->df);
+		out->diff_lo = se * (out->t - q);
+		out->diff_hi = se * (out->t + q);
+	} else {
+		out->diff_lo = out->diff_hi = new->mean - base->mean;
+	}
 	if (!(base->mean > 0) || !(new->mean > 0)) {
 		out->ratio = out->lo = out->hi = NAN;
-		return error("stats", "welch: ratio needs positive means");
+		return 0;
 	}
 	/* Delta method on log(mean_new / mean_base). */
 	a = base->sd / base->mean;
@@ -463,57 +957,45 @@ static double pairs_kth(const double *x, size_t m, const double *y,
 	}
 }
 
-/* HL on sorted x, y; exact says which critical value the CI uses. */
+/*
+ * HL on sorted x, y with the CI from the k-th smallest to the khi-th
+ * largest difference (k, khi >= 1).
+ */
 static void hl_core(const double *x, size_t nb, const double *y, size_t nn,
-		    double alpha, int exact, double sigma, struct stats_hl *out)
+		    size_t k, size_t khi, struct stats_hl *out)
 {
-	double N = (double)nb * nn, k;
+	double N = (double)nb * nn;
 
 	if (((size_t)N) & 1)
 		out->shift = pairs_kth(x, nb, y, nn, (N + 1) / 2);
 	else
 		out->shift = (pairs_kth(x, nb, y, nn, N / 2) +
 			      pairs_kth(x, nb, y, nn, N / 2 + 1)) / 2;
-
-	if (exact) {
-		/* R's qwilcox(alpha/2): smallest q with P(U <= q) >= a/2. */
-		size_t umax = (size_t)N, q;
-		double *cnt = malloc((umax + 1) * sizeof(*cnt));
-		double total = gsl_sf_choose(nb + nn, nb), cum = 0;
-
-		if (!cnt)
-			die("stats", "out of memory");
-		mw_counts(nb, nn, umax, cnt);
-		for (q = 0; q <= umax; q++) {
-			cum += cnt[q];
-			if (cum / total >= alpha / 2 * (1 - 1e-12))
-				break;
-		}
-		free(cnt);
-		k = q ? (double)q : 1;
-	} else {
-		k = floor(N / 2 - gsl_cdf_ugaussian_Pinv(1 - alpha / 2) *
-			  sigma);
-		if (k < 1)
-			k = 1;
-	}
-	out->lo = pairs_kth(x, nb, y, nn, k);
-	out->hi = pairs_kth(x, nb, y, nn, N - k + 1);
+	out->rank_lo = k;
+	out->rank_hi = khi;
+	out->lo = pairs_kth(x, nb, y, nn, (double)k);
+	out->hi = pairs_kth(x, nb, y, nn, N - khi + 1);
 }
 
 int stats_hodges_lehmann(const double *base, size_t nb, const double *new,
 			 size_t nn, double alpha, struct stats_hl *out)
 {
-	double *x, *y, sigma, rs;
-	int ties;
+	struct ranks r;
+	struct mw_null z;
+	double *x, *y;
+	size_t k, khi;
 
 	if (!nb || !nn)
 		return error("stats", "hodges-lehmann: empty sample");
 	x = sorted_copy(base, nb);
 	y = sorted_copy(new, nn);
-	sigma = rank_stats(x, nb, y, nn, &rs, &ties);
-	hl_core(x, nb, y, nn, alpha,
-		!ties && nb < MW_EXACT_MAX && nn < MW_EXACT_MAX, sigma, out);
+	ranks_init(&r, x, nb, y, nn);
+	null_init(&z, &r, nb, nn);
+	k = null_critical(&z, alpha, 0);
+	khi = null_critical(&z, alpha, 1);
+	hl_core(x, nb, y, nn, k ? k : 1, khi ? khi : 1, out);
+	null_release(&z);
+	ranks_release(&r);
 	free(x);
 	free(y);
 	return 0;
@@ -803,6 +1285,8 @@ static void result_init(struct stats_result *r, const struct stats_opts *o)
 	memset(r, 0, sizeof(*r));
 	r->verdict = STATS_INSUFFICIENT_DATA;
 	r->test = "none";
+	r->center = "median";
+	r->estimate = "none";
 	r->center_base = r->center_new = NAN;
 	r->cv_base = r->cv_new = NAN;
 	r->change = r->ci_lo = r->ci_hi = r->p = NAN;
@@ -826,7 +1310,7 @@ static void flag_cv(struct stats_result *r, const struct stats_opts *o,
 		why_add(r, "noisy: CV %.1f%% base, %.1f%% new", cb * 100,
 			cn * 100);
 	}
-	if (isnan(cb) || isnan(cn))
+	if (isnan(cb) || isnan(cn) || o->repeatable)
 		return;
 	if ((cb == 0 && nb > 1) || (cn == 0 && nn > 1)) {
 		r->flags |= STATS_FLAG_SUSPICIOUS;
@@ -916,11 +1400,92 @@ static int check_opts(const struct stats_opts *o)
 	return 0;
 }
 
+/* Sorted logs of sorted positive v (log may tie neighbours, not swap). */
+static double *log_sorted(const double *v, size_t n)
+{
+	double *l = malloc((n ? n : 1) * sizeof(*l));
+	size_t i;
+
+	if (!l)
+		die("stats", "out of memory");
+	for (i = 0; i < n; i++)
+		l[i] = log(v[i]);
+	qsort(l, n, sizeof(*l), cmp_double);
+	return l;
+}
+
+/*
+ * The verdict's procedure on sorted x, y (log values when r->hl_log):
+ * the test, its p, the Hodges-Lehmann estimate and the interval that
+ * inverts the test; 0, or -1 when no test is possible (why is set).
+ */
+static int compare_ranks(const double *x, size_t nb, const double *y,
+			 size_t nn, const struct stats_opts *o,
+			 struct stats_result *r)
+{
+	struct ranks rk;
+	struct mw_null z;
+	int ret = -1;
+	size_t k, khi;
+	double u1;
+
+	ranks_init(&rk, x, nb, y, nn);
+	null_init(&z, &rk, nb, nn);
+	mw_fill(&rk, &z, nb, &r->mw);
+	r->have_mw = 1;
+	if (r->mw.p_min >= o->alpha && rk.ties) {
+		/*
+		 * Values on a grid (instruction time repeats to the
+		 * nanosecond) can tie so much that the permutation null
+		 * never reaches alpha, however clear the data: eight equal
+		 * values a side would be "insufficient" for ever.  For
+		 * discrete values the closed interval between the untied
+		 * null's critical differences still covers the shift with
+		 * at least 1 - alpha (Hodges-Lehmann's interval is
+		 * conservative under ties), so the verdict reads that
+		 * interval, and p is the one it inverts.
+		 */
+		struct ranks untied = { .rank_sum_x = rk.rank_sum_x };
+
+		null_release(&z);
+		null_init(&z, &untied, nb, nn);
+		mw_fill(&untied, &z, nb, &r->mw);
+		r->mw.method = "exact, untied (values on a grid)";
+		why_add(r, "ties: the interval uses the untied null (the "
+			"permutation null cannot reach p < %g)", o->alpha);
+	}
+	if (r->mw.p_min >= o->alpha) {
+		why_add(r, "with %zu and %zu samples the rank test cannot "
+			"reach p < %g (best possible p = %.3g)", nb, nn,
+			o->alpha, r->mw.p_min);
+		goto out;
+	}
+	/*
+	 * Pairs of equal values count for no change: the lower tail is
+	 * tested at the count of differences <= 0 (U + ties / 2), the upper
+	 * at mn minus the count >= 0 (U - ties / 2); the interval
+	 * [D_(k), D_(mn-khi+1)] excludes 0 exactly when one of them is
+	 * below alpha / 2.
+	 */
+	u1 = r->mw.u;
+	r->p = null_p(&z, u1 + rk.cross / 2, u1 - rk.cross / 2);
+	k = null_critical(&z, o->alpha, 0);
+	khi = null_critical(&z, o->alpha, 1);
+	hl_core(x, nb, y, nn, k, khi, &r->hl);
+	r->have_hl = 1;
+	ret = 0;
+out:
+	null_release(&z);
+	ranks_release(&rk);
+	return ret;
+}
+
 int stats_compare_samples(const double *base, size_t nb, const double *new,
 			  size_t nn, const struct stats_opts *o,
 			  struct stats_result *r)
 {
-	double *x = NULL, *y = NULL, mb, vb, mn, vn;
+	double *x = NULL, *y = NULL, *lx = NULL, *ly = NULL;
+	double mb, vb, mn, vn;
 	size_t i, min = o->min_samples > 2 ? o->min_samples : 2;
 	int positive = 1;
 
@@ -942,6 +1507,9 @@ int stats_compare_samples(const double *base, size_t nb, const double *new,
 	r->n_base = nb;
 	r->n_new = nn;
 	r->test = "mann-whitney";
+	r->center = "median";
+	r->estimate = positive ? "hodges-lehmann on log values" :
+				 "hodges-lehmann / base median";
 	if (nb) {
 		x = sorted_copy(base, nb);
 		r->center_base = median_sorted(x, nb);
@@ -961,9 +1529,6 @@ int stats_compare_samples(const double *base, size_t nb, const double *new,
 			"side are needed", nb, nn, min);
 		goto out;
 	}
-	mw_sorted(x, nb, y, nn, &r->mw);
-	r->have_mw = 1;
-	r->p = r->mw.p;
 	flag_cv(r, o, nb, nn);
 	for (i = 0; i < 2; i++) {
 		size_t n = i ? nn : nb;
@@ -974,38 +1539,39 @@ int stats_compare_samples(const double *base, size_t nb, const double *new,
 				i ? "new" : "base");
 		}
 	}
-	if (r->mw.p_min > o->alpha) {
-		why_add(r, "with %zu and %zu samples the rank test cannot "
-			"reach p < %g (best possible p = %.3g)", nb, nn,
-			o->alpha, r->mw.p_min);
+	if (!positive && !(r->center_base > 0)) {
+		why_add(r, "values <= 0 and a base median <= 0: no relative "
+			"change can be estimated");
 		goto out;
 	}
+	r->hl_log = positive;
 	if (positive) {
-		if (stats_welch_log(base, nb, new, nn, o->alpha,
-				    &r->welch) < 0)
-			goto out;
+		lx = log_sorted(x, nb);
+		ly = log_sorted(y, nn);
+	}
+	if (compare_ranks(positive ? lx : x, nb, positive ? ly : y, nn, o,
+			  r) < 0)
+		goto out;
+	if (positive) {
+		/* expm1 keeps the sign of each end (see the notes). */
+		r->change = expm1(r->hl.shift);
+		r->ci_lo = expm1(r->hl.lo);
+		r->ci_hi = expm1(r->hl.hi);
+	} else {
+		r->change = r->hl.shift / r->center_base;
+		r->ci_lo = r->hl.lo / r->center_base;
+		r->ci_hi = r->hl.hi / r->center_base;
+	}
+	/* Cross-checks: reported, never part of the verdict. */
+	if (positive) {
+		r->have_welch = !stats_welch_log(base, nb, new, nn, o->alpha,
+						 &r->welch);
 	} else {
 		struct stats_summary sb = { mb, sqrt(vb), nb };
 		struct stats_summary sn = { mn, sqrt(vn), nn };
 
-		if (stats_welch_summary(&sb, &sn, o->alpha, &r->welch) < 0) {
-			why_add(r, "values <= 0 and a non-positive mean: "
-				"no ratio can be estimated");
-			goto out;
-		}
-	}
-	r->have_welch = 1;
-	r->change = r->welch.ratio - 1;
-	r->ci_lo = r->welch.lo - 1;
-	r->ci_hi = r->welch.hi - 1;
-	{
-		double rs, sigma;
-		int ties;
-
-		sigma = rank_stats(x, nb, y, nn, &rs, &ties);
-
-		hl_core(x, nb, y, nn, o->alpha, r->mw.exact, sigma, &r->hl);
-		r->have_hl = 1;
+		r->have_welch = !stats_welch_summary(&sb, &sn, o->alpha,
+						     &r->welch);
 	}
 	if (o->bootstrap >= 10 && r->center_base > 0 && r->center_new > 0 &&
 	    nb <= UINT32_MAX && nn <= UINT32_MAX) {
@@ -1013,10 +1579,12 @@ int stats_compare_samples(const double *base, size_t nb, const double *new,
 			    &r->boot);
 		r->have_boot = 1;
 	}
-	finish(r, o, r->mw.p < o->alpha);
+	finish(r, o, r->ci_lo > 0 || r->ci_hi < 0);
 out:
 	free(x);
 	free(y);
+	free(lx);
+	free(ly);
 	return 0;
 }
 
@@ -1044,12 +1612,14 @@ int stats_compare_summaries(const struct stats_summary *base,
 	    check_summary(new, "new") < 0)
 		return -1;
 	r->test = "welch-summary";
+	r->center = "mean";
+	r->estimate = "mean ratio, welch interval / base mean";
 	r->n_base = base->n;
 	r->n_new = new->n;
 	r->center_base = base->mean;
 	r->center_new = new->mean;
-	if (base->mean > 0 && new->mean > 0)
-		r->change = new->mean / base->mean - 1;
+	if (base->mean > 0)
+		r->change = (new->mean - base->mean) / base->mean;
 	if (base->mean > 0 && !isnan(base->sd))
 		r->cv_base = base->sd / base->mean;
 	if (new->mean > 0 && !isnan(new->sd))
@@ -1067,15 +1637,18 @@ int stats_compare_summaries(const struct stats_summary *base,
 		return 0;
 	}
 	flag_cv(r, o, base->n, new->n);
-	if (stats_welch_summary(base, new, o->alpha, &r->welch) < 0) {
-		why_add(r, "non-positive mean: no ratio can be estimated");
+	if (!(base->mean > 0)) {
+		why_add(r, "base mean <= 0: no relative change can be "
+			"estimated");
 		return 0;
 	}
+	if (stats_welch_summary(base, new, o->alpha, &r->welch) < 0)
+		return 0;
 	r->have_welch = 1;
 	r->p = r->welch.p;
-	r->ci_lo = r->welch.lo - 1;
-	r->ci_hi = r->welch.hi - 1;
-	finish(r, o, r->welch.p < o->alpha);
+	r->ci_lo = r->welch.diff_lo / base->mean;
+	r->ci_hi = r->welch.diff_hi / base->mean;
+	finish(r, o, r->ci_lo > 0 || r->ci_hi < 0);
 	return 0;
 }
 

@@ -50,6 +50,10 @@ struct stats_opts {
 	double noisy_cv;	/* CV (sd/mean) above which a side is noisy */
 	double noisy_cv_ratio;	/* CV ratio between sides above: noisy */
 	double suspicious_cv_ratio; /* ... and above this: suspicious */
+	/* The clock repeats exactly (instruction time, plan.h): equal
+	 * values are what it gives, not a sign of a coarse timer, so a
+	 * small or zero sd is never "suspicious". */
+	int repeatable;
 	enum stats_direction direction;
 };
 
@@ -65,23 +69,47 @@ struct stats_summary {
 
 /* Mann-Whitney U test, two-sided. */
 struct stats_mw {
-	double u;		/* U of the first sample (base) */
+	double u;		/* U of the first sample (base), midranks */
 	double z;		/* normal approximation; 0 when exact */
 	double p;
-	int exact;		/* exact null distribution (no ties, n < 50) */
+	int exact;		/* exact null: "exact" or "permutation" */
+	const char *method;	/* "exact", "permutation" or "normal" */
 	double p_min;		/* smallest p the sample sizes can give */
+	size_t null_bytes;	/* peak heap of its null distribution */
 };
 
 /*
- * Computes U and the two-sided p-value: the exact distribution when both
- * samples are smaller than 50 and have no ties, else the normal
- * approximation with tie and continuity correction (as SciPy's
- * mannwhitneyu(method="exact"/"asymptotic")).  -1 if a side is empty.
+ * The null distribution of U, chosen by the data (the same rule for the
+ * test, the Hodges-Lehmann interval and the verdict):
+ * - no ties, min(m, n) <= 150 and m n <= 10^6: exact, Harding's product
+ *   of the Gaussian binomial (accurate to 1e-13 there, measured against
+ *   integer arithmetic; beyond 150 a side it loses digits at the centre);
+ * - no ties, both sides > 150 and m n <= 10^6: exact, by inverting the
+ *   characteristic function (absolute error about 1e-15, so a p below
+ *   1e-12 is that accurate in absolute terms only);
+ * - ties and (m + n) min(m, n) m n <= 3 10^7 (60 x 60, 20 x 200,
+ *   5 x 1,000): the exact permutation distribution of the midrank U given
+ *   the ties (SciPy's permutation_test);
+ * - otherwise the normal approximation with tie and continuity
+ *   correction (SciPy's method="asymptotic").
+ */
+#define STATS_MW_EXACT_SIDE	150
+#define STATS_MW_EXACT_CELLS	1000000
+#define STATS_MW_PERM_WORK	30000000
+
+/*
+ * Computes U and the two-sided p-value (as SciPy's mannwhitneyu with the
+ * method above, p = 2 min(P(U' <= U), P(U' >= U)) clipped to 1; with
+ * ties the permutation distribution is not symmetric).  -1 if a side
+ * is empty.
  */
 int stats_mann_whitney(const double *a, size_t na, const double *b,
 		       size_t nb, struct stats_mw *out);
 
-/* Exact null distribution of U: P(U <= u) for sizes m, n. */
+/*
+ * Exact null distribution of U without ties: P(U <= u) for sizes m, n
+ * (Harding's product or the inversion, as above); NAN beyond m n = 10^6.
+ */
 double stats_mw_cdf(double u, size_t m, size_t n);
 
 /* Welch's t; estimates and interval as ratios new/base. */
@@ -103,29 +131,33 @@ int stats_welch_log(const double *base, size_t nb, const double *new,
 		    size_t nn, double alpha, struct stats_welch *out);
 
 /*
- * Welch's t from published summaries (p and the CI of the difference as
- * SciPy's ttest_ind_from_stats(equal_var=False)).  The CI of the ratio is
- * the delta method on log(mean_new / mean_base): variance
- * sd_b^2/(n_b mean_b^2) + sd_n^2/(n_n mean_n^2) with Welch-Satterthwaite
- * degrees of freedom from those two terms.  Needs n >= 2, sd >= 0 known
- * and positive means for the ratio (-1 otherwise).
+ * Welch's t from published summaries (t, df, p and the CI of the
+ * difference new - base as SciPy's ttest_ind_from_stats(equal_var=False):
+ * one procedure, so that p < alpha exactly when that CI excludes 0).  The
+ * ratio and its CI (delta method on log(mean_new / mean_base), variance
+ * sd_b^2/(n_b mean_b^2) + sd_n^2/(n_n mean_n^2), Welch-Satterthwaite df
+ * from those two terms) are a cross-check, NAN unless both means are
+ * positive.  Needs n >= 2 and a known sd >= 0 (-1 otherwise).
  */
 int stats_welch_summary(const struct stats_summary *base,
 			const struct stats_summary *new, double alpha,
 			struct stats_welch *out);
 
-/* Hodges-Lehmann shift new - base and its distribution-free CI. */
+/* Hodges-Lehmann shift new - base and the CI that inverts Mann-Whitney. */
 struct stats_hl {
 	double shift;		/* median of all pairwise new_j - base_i */
 	double lo, hi;		/* at level >= 1 - alpha */
+	size_t rank_lo;		/* lo: the rank_lo-th smallest difference */
+	size_t rank_hi;		/* hi: the rank_hi-th largest */
 };
 
 /*
  * O((m + n) log) in time, no pairwise array: order statistics of the
  * pairwise differences are found by bisection over the doubles with a
- * linear two-pointer count.  The CI is the one of R's wilcox.test
- * (exact critical value of U when stats_mann_whitney is exact, normal
- * approximation otherwise).
+ * linear two-pointer count.  rank_lo is the smallest k with
+ * P(U <= k) >= alpha/2, rank_hi the smallest k with P(U >= mn - k) >=
+ * alpha/2, under the null distribution stats_mann_whitney uses (R's
+ * wilcox.test rule when exact; the two differ only with ties), at least 1.
  */
 int stats_hodges_lehmann(const double *base, size_t nb, const double *new,
 			 size_t nn, double alpha, struct stats_hl *out);
@@ -159,6 +191,8 @@ struct stats_result {
 	enum stats_verdict verdict;
 	unsigned int flags;	/* STATS_FLAG_* */
 	const char *test;	/* "mann-whitney" or "welch-summary" */
+	const char *center;	/* what center_*: "median" or "mean" */
+	const char *estimate;	/* what change and its CI are (below) */
 	size_t n_base, n_new;
 	double center_base;	/* median (samples) or mean (summaries) */
 	double center_new;
@@ -172,16 +206,23 @@ struct stats_result {
 	double worse_max, better_max;
 	struct stats_mw mw;
 	struct stats_welch welch;
-	struct stats_hl hl;
+	struct stats_hl hl;	/* on log values when hl_log */
 	struct stats_boot boot;
-	int have_mw, have_welch, have_hl, have_boot;
+	int have_mw, have_welch, have_hl, have_boot, hl_log;
 	char why[320];		/* reasons: insufficient data, flags */
 };
 
 /*
- * Compares raw samples (one value per boot).  Significance: Mann-Whitney;
- * estimate and CI: Welch on logs (Welch on raw means with the delta
- * method when a value is <= 0); HL and bootstrap as cross-checks.  Returns
+ * Compares raw samples (one value per boot) with one procedure: the
+ * change is the Hodges-Lehmann estimate on log values (the median of the
+ * ratios new_j / base_i of all pairs, minus 1), its CI the one that
+ * inverts Mann-Whitney (stats_hodges_lehmann's rank, from the same null
+ * distribution as the test), and p the p of that test in which pairs of
+ * equal values (one per side) count for no change (= mw.p when no value
+ * of one side equals one of the other).  Significant is "the CI excludes
+ * 0", which is p < alpha by construction.  With a value <= 0 the same is
+ * done on the values, relative to the base median.  Welch on logs and
+ * the bootstrap are cross-checks that never change the verdict.  Returns
  * -1 only for invalid input (NaN/inf values, NULL with n > 0); too few
  * samples is the insufficient-data verdict.
  */
@@ -190,8 +231,11 @@ int stats_compare_samples(const double *base, size_t nb, const double *new,
 			  struct stats_result *out);
 
 /*
- * Compares published summaries.  sd = NAN is "not given": the verdict is
- * insufficient-data.  -1 for invalid numbers (negative sd or n, NaN mean).
+ * Compares published summaries with Welch's t on the means: the change is
+ * mean_new / mean_base - 1, its CI Welch's CI of mean_new - mean_base
+ * divided by mean_base, p Welch's (significant = the CI excludes 0 = p <
+ * alpha).  sd = NAN is "not given": the verdict is insufficient-data.  -1
+ * for invalid numbers (negative sd or n, NaN mean).
  */
 int stats_compare_summaries(const struct stats_summary *base,
 			    const struct stats_summary *new,
@@ -200,7 +244,8 @@ int stats_compare_summaries(const struct stats_summary *base,
 
 /*
  * Turns a significance decision and a CI of the change into a verdict
- * (DESIGN.md section 6).  Exposed for tests and the adaptive loop.
+ * (DESIGN.md section 6).  Exposed for tests and the adaptive loop; the
+ * comparisons above pass "the CI excludes 0" as significant.
  */
 enum stats_verdict stats_verdict_decide(int significant, double change,
 					double lo, double hi, double threshold,

@@ -115,18 +115,16 @@ void strbuf_reset(struct strbuf *sb)
 		sb->buf[0] = '\0';
 }
 
-int strbuf_read_file(struct strbuf *sb, const char *path, size_t max_bytes)
+int strbuf_read_file_why(struct strbuf *sb, const char *path,
+			 size_t max_bytes, struct strbuf *why)
 {
-	int fd = 0;
-	int ret = -1, saved = 0;
+	int fd = 0, ret = -1;
 	char chunk[65536];
 
 	if (strcmp(path, "-")) {
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0) {
-			saved = errno;
-			error("file", "%s: %s", path, strerror(saved));
-			errno = saved;
+			strbuf_addf(why, "%s: %s", path, strerror(errno));
 			return -1;
 		}
 	}
@@ -136,16 +134,14 @@ int strbuf_read_file(struct strbuf *sb, const char *path, size_t max_bytes)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			saved = errno;
-			error("file", "%s: %s", path, strerror(saved));
+			strbuf_addf(why, "%s: %s", path, strerror(errno));
 			goto out;
 		}
 		if (!n)
 			break;
 		if (sb->len + (size_t)n > max_bytes) {
-			saved = EFBIG;
-			error("file", "%s: larger than the limit of %zu bytes",
-			      path, max_bytes);
+			strbuf_addf(why, "%s: larger than the limit of %zu "
+				    "bytes", path, max_bytes);
 			goto out;
 		}
 		strbuf_add(sb, chunk, (size_t)n);
@@ -154,7 +150,16 @@ int strbuf_read_file(struct strbuf *sb, const char *path, size_t max_bytes)
 out:
 	if (fd > 0)
 		close(fd);
+	return ret;
+}
+
+int strbuf_read_file(struct strbuf *sb, const char *path, size_t max_bytes)
+{
+	struct strbuf why = STRBUF_INIT;
+	int ret = strbuf_read_file_why(sb, path, max_bytes, &why);
+
 	if (ret)
-		errno = saved;
+		error("file", "%s", why.buf);
+	strbuf_release(&why);
 	return ret;
 }

@@ -37,10 +37,13 @@ void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
 void strbuf_reset(struct strbuf *sb);
 
 /*
- * Reads the whole file at path into sb, failing (-1, logged, errno set:
- * EFBIG when it is larger than max_bytes) on an error.  "-" reads
- * standard input.
+ * Reads the whole file at path into sb; "-" reads standard input.  -1 on
+ * an error, or when the file is larger than max_bytes: the _why variant
+ * appends the reason, naming the file, to why (nothing logged), the
+ * other one logs it.
  */
 int strbuf_read_file(struct strbuf *sb, const char *path, size_t max_bytes);
+int strbuf_read_file_why(struct strbuf *sb, const char *path,
+			 size_t max_bytes, struct strbuf *why);
 
 #endif

@@ -60,13 +60,7 @@ if ! pgrep -x libvirtd >/dev/null; then
 fi
 
 for _ in $(seq 60); do
-	# Without udev nobody gives /dev/kvm to the kvm group, and libvirt then
-# re-probes QEMU on every domain it creates (about a minute each).
-if [ -c /dev/kvm ] && getent group kvm >/dev/null; then
-	chgrp kvm /dev/kvm && chmod 0660 /dev/kvm
-fi
-
-answers && exit 0
+	answers && exit 0
 	sleep 1
 done
 echo "libvirt-start: libvirtd does not answer on $uri" >&2

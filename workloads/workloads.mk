@@ -8,6 +8,9 @@
 #   $(BUILD)/workloads/<arch>/{thp-fault,memset-order,mremap,zero-swap,
 #                              page-zero-check}
 #
+# frame.c, plan.c and interval.c come from proto/, the code shared with
+# libkregress (one copy, compiled both ways).
+#
 # <arch> is x86_64 or aarch64 (the kernel's arm64).  The aarch64 set is
 # built only when the cross compiler is installed.  The binaries do not use
 # SANITIZE flags: static linking and the sanitizers do not mix.
@@ -20,24 +23,24 @@ ifneq ($(shell command -v $(WL_CC_aarch64) 2>/dev/null),)
 WL_ARCHES  += aarch64
 endif
 WL_CFLAGS  ?= -O2 -g
-WL_FLAGS   := -std=gnu11 -D_GNU_SOURCE -Idaemon -Iworkloads -static $(WARNINGS)
+WL_FLAGS   := -std=gnu11 -D_GNU_SOURCE -Iproto -Iworkloads -static $(WARNINGS)
 WL_BINS    := $(foreach a,$(WL_ARCHES),$(addprefix $(BUILD)/workloads/$(a)/,init $(WL_NAMES)))
-WL_SHARED  := workloads/common.c workloads/common.h daemon/frame.c daemon/frame.h \
-	      daemon/interval.c daemon/interval.h
+WL_SHARED  := workloads/common.c workloads/common.h proto/frame.c \
+	      proto/frame.h proto/interval.c proto/interval.h
 
 define WL_ARCH_RULES
-$(BUILD)/workloads/$(1)/init: workloads/init.c daemon/frame.c daemon/frame.h \
-		daemon/plan.c daemon/plan.h
+$(BUILD)/workloads/$(1)/init: workloads/init.c proto/frame.c proto/frame.h \
+		proto/plan.c proto/plan.h
 	$$(quiet) CC $$@
 	@mkdir -p $$(@D)
 	$$(Q)$$(WL_CC_$(1)) $$(WL_FLAGS) $$(WL_CFLAGS) -o $$@ \
-		workloads/init.c daemon/frame.c daemon/plan.c
+		workloads/init.c proto/frame.c proto/plan.c
 
 $(BUILD)/workloads/$(1)/%: workloads/%.c $$(WL_SHARED)
 	$$(quiet) CC $$@
 	@mkdir -p $$(@D)
 	$$(Q)$$(WL_CC_$(1)) $$(WL_FLAGS) $$(WL_CFLAGS) -o $$@ \
-		$$< workloads/common.c daemon/frame.c daemon/interval.c
+		$$< workloads/common.c proto/frame.c proto/interval.c
 endef
 $(foreach a,$(WL_ARCHES),$(eval $(call WL_ARCH_RULES,$(a))))
 
@@ -45,7 +48,6 @@ workloads: $(WL_BINS)
 .PHONY: workloads
 
 ALL_EXTRA += $(WL_BINS)
-DEBIAN_PACKAGES += gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 
 install: install-workloads
 install-workloads: $(WL_BINS)

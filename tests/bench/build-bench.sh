@@ -24,7 +24,6 @@
 # measured figures only; the targets (overhead <= 1.05, incremental <= 5 %,
 # cache hit <= 1 s) are for the reader to compare.
 set -u
-. "$KREGRESS_SRC/tests/lib/build-lib.sh" >/dev/null
 . "$KREGRESS_SRC/tests/lib/linux-tree.sh"
 
 tmp=$(mktemp -d ${BENCH_TMP:-/var/tmp}/kregress-bench.XXXXXX)

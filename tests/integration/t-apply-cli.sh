@@ -3,25 +3,9 @@
 # git format-patch output: cover letter, base-commit, a review reply whose
 # trailer lands in the commit, the JSON form, a CRLF copy, a conflict.
 set -u
+. "$KREGRESS_SRC/tests/lib/tap.sh"
 
 kregress=$KREGRESS_BUILD/kregress
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-n=0 failed=0
-
-ok() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then echo "ok $n - $2"; else
-		echo "not ok $n - $2"; failed=$((failed + 1)); fi
-}
-is() {
-	if [ "$1" = "$2" ]; then ok 0 "$3"; else ok 1 "$3"
-		echo "#   got: $1"; echo "#  want: $2"; fi
-}
-like() {
-	if grep -qF -- "$2" <<<"$1"; then ok 0 "$3"; else ok 1 "$3"
-		echo "$1" | sed 's/^/#   in: /'; echo "#  want: $2"; fi
-}
 
 export GIT_AUTHOR_NAME="Jöhn Dœ" GIT_AUTHOR_EMAIL=john@example.org
 export GIT_COMMITTER_NAME="Jöhn Dœ" GIT_COMMITTER_EMAIL=john@example.org
@@ -149,5 +133,4 @@ ok $(( $? == 1 ? 0 : 1 )) "a missing tree fails: $out"
 "$kregress" apply "$tmp/series.mbox" 2>/dev/null
 is $? 2 "missing --tree is a usage error"
 
-echo "1..$n"
-exit $(( failed ? 1 : 0 ))
+done_testing

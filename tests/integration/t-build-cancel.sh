@@ -23,64 +23,22 @@
 set -u
 B=${KREGRESS_BUILD:?}
 S=${KREGRESS_SRC:?}
+. "$S/tests/lib/tap.sh"
+. "$S/tests/lib/daemon.sh"
+. "$S/tests/lib/build-lib.sh"
 PY=/usr/bin/python3
-T=$(mktemp -d /tmp/t-build-cancel.XXXXXX)
 # the sandbox has its own /tmp: the switch for the slow build lives here
 F=$(mktemp -d /var/tmp/t-build-cancel.XXXXXX)
+at_exit 'rm -rf "$F"'
 TOKEN=cancel-token-0123456789abcdef
-n=0
-fail=0
-pid=
 cli=
-
-ok() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		fail=1
-	fi
-}
-
-cleanup() {
-	[ -n "$pid" ] && { kill -9 "$pid"; wait "$pid"; } 2>/dev/null
-	[ -n "$cli" ] && { kill -9 "$cli"; wait "$cli"; } 2>/dev/null
-	rm -rf "$T" "$F"
-}
-trap cleanup EXIT
-chmod 755 "$T" "$F"	# the build user reads the tree and the switch
-command -v bwrap >/dev/null || { echo "1..0 # SKIP no bubblewrap"; exit 0; }
-probe="bwrap --unshare-all --ro-bind / / true"
-[ "$(id -u)" = 0 ] && probe="setpriv --reuid=kregress-build \
-	--regid=kregress-build --clear-groups $probe"
-$probe 2>/dev/null || { echo "1..0 # SKIP no build sandbox here"; exit 0; }
-export KREGRESS_CACHE=$T/cache
+at_exit '[ -z "$cli" ] || { kill -9 "$cli"; wait "$cli"; }'
+chmod 755 "$F"	# the build user reads the switch (and $tmp's tree)
+build_user_setup
+export KREGRESS_CACHE=$tmp/cache
 export KREGRESS_CONFIG_DIR=$S/builders/configs
 # the sleep of the slow build, recognisable in the process list
 SLEEP="sleep 3$$"
-
-sql() {
-	sqlite3 -cmd ".timeout 5000" "$T/state/kregress.db" "$1"
-}
-
-# wait_status ID SECONDS: until series ID is in a final status; prints it.
-wait_status() {
-	local i st
-	[ -n "$1" ] || { echo missing; return 1; }
-	for ((i = 0; i < $2 * 10; i++)); do
-		st=$(sql "SELECT status FROM series WHERE id = $1")
-		case $st in
-		failed | does-not-apply | fetch-failed | incomplete | \
-		build-failed)
-			echo "$st"
-			return 0 ;;
-		esac
-		sleep 0.1
-	done
-	echo "${st:-missing}"
-	return 1
-}
 
 git_() {
 	git -c user.name=Dev -c user.email=dev@example.org \
@@ -90,16 +48,12 @@ git_() {
 # Processes of this test's builds: the slow sleep, and bwrap or anything
 # else whose command line names this test's cache.
 build_procs() {
-	pgrep -f -- "$SLEEP|$T/cache" | grep -v "^$$\$"
+	pgrep -f -- "$SLEEP|$tmp/cache" | grep -v "^$$\$"
 }
 
 # wait_sleep: until the slow build sleeps (up to 60 s)
 wait_sleep() {
-	for _ in $(seq 600); do
-		pgrep -f -- "$SLEEP" >/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
+	wait_for 60 pgrep -f -- "$SLEEP" >/dev/null
 }
 
 # term PID: SIGTERM and wait; sets st (exit status) and secs (how long)
@@ -113,18 +67,8 @@ term() {
 	secs=$($PY -c "print('%.1f' % ($t1 - $t0))")
 }
 
-start_daemon() {
-	"$B/kregressd" -c "$T/config.json" 2>>"$T/daemon.log" &
-	pid=$!
-	for _ in $(seq 100); do
-		grep -q "ready: pid $pid" "$T/daemon.log" && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 # --- a small kernel-like tree ----------------------------------------------
-tree=$T/linux
+tree=$tmp/linux
 mkdir -p "$tree/mm"
 for i in $(seq 1 40); do echo "/* memory.c line $i */"; done \
 	>"$tree/mm/memory.c"
@@ -160,7 +104,7 @@ git_ -C "$tree" commit -q -a -m "mm: a base that does not build"
 badbase=$(git -C "$tree" rev-parse HEAD)
 git_ -C "$tree" checkout -q master
 
-work=$T/work
+work=$tmp/work
 git_ clone -q --no-single-branch "$tree" "$work"
 # good: one patch on the tree's commit
 git_ -C "$work" checkout -q -b good master
@@ -168,24 +112,22 @@ sed -i '10s|.*|/* memory.c line 10, faster */|' "$work/mm/memory.c"
 git_ -C "$work" commit -q -a -m "mm: make line 10 faster" \
 	-m "Signed-off-by: Dev <dev@example.org>"
 git_ -C "$work" format-patch -q --thread --base=master --stdout \
-	master..good >"$T/good.mbox"
+	master..good >"$tmp/good.mbox"
 # on the broken base: the patch itself is harmless
 git_ -C "$work" checkout -q -b onbad origin/broken-base
 sed -i '12s|.*|/* memory.c line 12, tidied */|' "$work/mm/memory.c"
 git_ -C "$work" commit -q -a -m "mm: tidy line 12" \
 	-m "Signed-off-by: Dev <dev@example.org>"
 git_ -C "$work" format-patch -q --thread --base="$badbase" --stdout \
-	"$badbase..onbad" >"$T/onbad.mbox"
-grep -q "^base-commit: $badbase" "$T/onbad.mbox"
+	"$badbase..onbad" >"$tmp/onbad.mbox"
+grep -q "^base-commit: $badbase" "$tmp/onbad.mbox"
 ok $? "series: one on the branch, one on a base that does not build"
 
-port=$($PY -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-SRV=http://127.0.0.1:$port
-cat >"$T/config.json" <<CFG
+cat >"$tmp/config.json" <<CFG
 {
-	"state_dir": "$T/state",
+	"state_dir": "$tmp/state",
 	"api": {
-		"listen": "127.0.0.1:$port",
+		"listen": "127.0.0.1:0",
 		"tokens": [ { "name": "test", "value": "$TOKEN" } ]
 	},
 	"trees": [ { "name": "small", "path": "$tree", "branch": "master" } ],
@@ -194,13 +136,13 @@ cat >"$T/config.json" <<CFG
 }
 CFG
 export KREGRESS_TOKEN=$TOKEN
-start_daemon
+daemon_start
 ok $? "kregressd started"
 
 # --- 1. a build that hangs --------------------------------------------------
 touch "$F/slow"
-"$B/kregress" submit --server "$SRV" "$T/good.mbox" >"$T/out" 2>&1
-id=$(sed -n 's/^submitted series \([0-9]*\).*/\1/p' "$T/out")
+"$B/kregress" submit --server "$SRV" "$tmp/good.mbox" >"$tmp/out" 2>&1
+id=$(sed -n 's/^submitted series \([0-9]*\).*/\1/p' "$tmp/out")
 test -n "$id"
 ok $? "submit a series"
 wait_sleep
@@ -209,11 +151,11 @@ bid=$(sql "SELECT build_id FROM series_build WHERE series_id = $id AND
 	side = 'base'")
 test "$(sql "SELECT status FROM build WHERE id = ${bid:-0}")" = building
 ok $? "the base build row says building"
-slot=$(ls -d "$T"/cache/slots/*/x86_64-* 2>/dev/null | head -1)
+slot=$(ls -d "$tmp"/cache/slots/*/x86_64-* 2>/dev/null | head -1)
 
 # --- 2. SIGTERM while it runs -------------------------------------------------
-term "$pid"
-pid=
+term "$daemon_pid"
+daemon_pid=
 test "$st" = 0
 ok $? "SIGTERM during the build: the daemon exits 0"
 $PY -c "import sys; sys.exit(not $secs < 5)"
@@ -232,9 +174,9 @@ ok $? "the build job is queued again, no attempt counted"
 test "$(sql "SELECT status FROM series WHERE id = $id")" = building
 ok $? "the series is still building, no failure recorded"
 grep -q "build: series $id: x86_64 base ${base:0:12}: stopped after" \
-	"$T/daemon.log"
+	"$tmp/daemon.log"
 ok $? "the daemon logs the stopped build"
-! test -e "$T/cache/builds/$base/"*/result.json
+! test -e "$tmp/cache/builds/$base/"*/result.json
 ok $? "nothing went into the artefact cache"
 test -n "$slot" && ! test -e "$slot/cold-compiled" &&
 	test "$(head -1 "$slot/resume")" = "$base 1 3" &&
@@ -243,7 +185,7 @@ ok $? "the slot keeps obj/ and remembers a cold attempt of 3 objects, no cold co
 
 # --- 3. the next start builds it ----------------------------------------------
 rm -f "$F/slow"
-start_daemon
+daemon_start
 ok $? "kregressd started again"
 st=$(wait_status "$id" 60)
 test "$st|$(sql "SELECT status_reason FROM series WHERE id = $id")" = \
@@ -260,12 +202,12 @@ ok $? "base: ok, cold, 3 objects over both attempts; patched: incremental"
 test "$(cat "$slot/cold-compiled" 2>/dev/null)" = 3 &&
 	! test -e "$slot/resume"
 ok $? "the slot's cold count is the whole build's, the resume note is gone"
-test -s "$T/cache/builds/$base/x86_64-$(basename "$slot" | sed 's/^x86_64-//')/result.json"
+test -s "$tmp/cache/builds/$base/x86_64-$(basename "$slot" | sed 's/^x86_64-//')/result.json"
 ok $? "the base build is in the artefact cache now"
 
 # --- 4. a base that does not build ---------------------------------------------
-"$B/kregress" submit --server "$SRV" "$T/onbad.mbox" >"$T/out" 2>&1
-id2=$(sed -n 's/^submitted series \([0-9]*\).*/\1/p' "$T/out")
+"$B/kregress" submit --server "$SRV" "$tmp/onbad.mbox" >"$tmp/out" 2>&1
+id2=$(sed -n 's/^submitted series \([0-9]*\).*/\1/p' "$tmp/out")
 st=$(wait_status "$id2" 60)
 test "$(sql "SELECT base_used FROM series WHERE id = $id2")" = "$badbase"
 ok $? "the series is applied on its base-commit"
@@ -280,25 +222,23 @@ ok $? "one build for it: the base, failed"
 head=$(sql "SELECT applied_commit FROM patch WHERE series_id = $id2 AND
 	idx = 1")
 test -n "$head" && test "$(sql "SELECT count(*) FROM build WHERE
-	commit_id = '$head'")" = 0 && ! test -e "$T/cache/builds/$head"
+	commit_id = '$head'")" = 0 && ! test -e "$tmp/cache/builds/$head"
 ok $? "the patched commit was never built"
 test "$(sql "SELECT kind || ':' || state FROM job WHERE series_id = $id2
 	AND kind IN ('build', 'run')")" = "build:failed"
 ok $? "its build job failed for good (no retry), no run queued"
-"$B/kregress" status --server "$SRV" "$id2" >"$T/onbad.txt"
-grep -q "^  build:       x86_64 base ${badbase:0:12} failed" "$T/onbad.txt"
+"$B/kregress" status --server "$SRV" "$id2" >"$tmp/onbad.txt"
+grep -q "^  build:       x86_64 base ${badbase:0:12} failed" "$tmp/onbad.txt"
 ok $? "kregress status shows the failed base build"
 
-kill -TERM "$pid"
-wait "$pid"
+daemon_stop TERM
 ok $? "SIGTERM when idle: exit 0"
-pid=
 
 # --- 5. kregress build, stopped by SIGTERM ---------------------------------------
 touch "$F/slow"
 kb=("$B/kregress" build --tree "$tree" --rev master --arch arm64
-	--cache "$T/cli-cache")
-"${kb[@]}" >"$T/cli.out" 2>&1 &
+	--cache "$tmp/cli-cache")
+"${kb[@]}" >"$tmp/cli.out" 2>&1 &
 cli=$!
 wait_sleep
 ok $? "kregress build of the slow tree is running"
@@ -307,16 +247,16 @@ cli=
 test "$st" = 143 && $PY -c "import sys; sys.exit(not $secs < 5)"
 ok $? "kregress build: SIGTERM stops it in $secs s, exit 143 (got $st)"
 sleep 0.3
-test -z "$(build_procs)" && grep -q "^build: interrupted arm64" "$T/cli.out" &&
-	grep -q "^reason: stopped on request" "$T/cli.out"
+test -z "$(build_procs)" && grep -q "^build: interrupted arm64" "$tmp/cli.out" &&
+	grep -q "^reason: stopped on request" "$tmp/cli.out"
 ok $? "it says interrupted; no build process is left"
 rm -f "$F/slow"
-timeout 60 "${kb[@]}" --json >"$T/cli.json" 2>"$T/cli.err"
-test "$($PY -c 'import json, sys; d = json.load(open(sys.argv[1])); print(d["status"], d["cold"], d["compiled"])' "$T/cli.json")" = "ok True 3"
+timeout 60 "${kb[@]}" --json >"$tmp/cli.json" 2>"$tmp/cli.err"
+test "$($PY -c 'import json, sys; d = json.load(open(sys.argv[1])); print(d["status"], d["cold"], d["compiled"])' "$tmp/cli.json")" = "ok True 3"
 ok $? "the next run completes it: ok, cold, 3 objects over both attempts"
 
-if [ $fail != 0 ]; then
+if [ $tap_failed != 0 ]; then
 	echo "# daemon log:"
-	sed 's/^/#   /' "$T/daemon.log"
+	sed 's/^/#   /' "$tmp/daemon.log"
 fi
-echo "1..$n"
+done_testing

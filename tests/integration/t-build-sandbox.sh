@@ -2,10 +2,9 @@
 # kregress build against a fake kernel tree whose Makefile imitates
 # kbuild's targets: the cache, the sandbox's refusals and the limits,
 # without compiling a kernel.
+. "$KREGRESS_SRC/tests/lib/tap.sh"
 . "$KREGRESS_SRC/tests/lib/build-lib.sh"
 
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 export KREGRESS_CACHE=$tmp/cache
 export KREGRESS_CONFIG_DIR=$KREGRESS_SRC/builders/configs
 build_user_setup
@@ -115,4 +114,4 @@ evil evil-loop 1 "a build that floods its log" "--log-limit 100000"
 grep -q 'reason: make: output exceeded the 100000 byte log limit' \
 	"$tmp/evil-loop.out"
 ok $? "reason: log limit"
-exit $(( failed > 0 ))
+done_testing

@@ -7,26 +7,13 @@
 # output is verified here with an independent CRC-32 (Python's zlib).
 # A real boot (PID 1, power-off) is the runner's slow test.
 set -u
+. "$KREGRESS_SRC/tests/lib/tap.sh"
 B=$KREGRESS_BUILD
 W=$B/workloads/$(uname -m)
 PY=/usr/bin/python3
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-n=0
-t() {
-	local d=$1; shift
-	n=$((n + 1))
-	if "$@" >"$tmp/last.out" 2>&1; then
-		echo "ok $n - $d"
-	else
-		echo "not ok $n - $d"
-		sed 's/^/#   /' "$tmp/last.out" | head -20
-	fi
-}
 
 if [ "$(id -u)" != 0 ] || ! unshare -m --fork true 2>/dev/null; then
-	echo "1..0 # SKIP needs root and unshare -m"
-	exit 0
+	skip_all "needs root and unshare -m"
 fi
 
 # Workloads that misbehave, next to a real one.
@@ -78,8 +65,8 @@ run_ns() {	# runs init in a private mount namespace, cmdline bind-mounted
 
 run_ns "$W/init" >"$tmp/out" 2>"$tmp/err"
 rc=$?
-t "init exits 1 in hosted mode when a run failed" test $rc = 1
-t "framed output verifies (CRC by zlib, seq, END)" verify "$tmp/out" t1-n0nce '
+check "init exits 1 in hosted mode when a run failed" test $rc = 1
+check "framed output verifies (CRC by zlib, seq, END)" verify "$tmp/out" t1-n0nce '
 fails = {r["workload"]: r["reason"] for r in recs if r["type"] == "failure"}
 assert "not a framable JSON" in fails["junk"], fails
 assert fails["hang"] == "timeout after 2 s", fails
@@ -92,12 +79,12 @@ assert len(s) == 4 and all(r["workload"] == "page-zero-check" for r in s)
 assert recs[0]["mode"] == "hosted" and recs[0]["runs"] == 7, recs[0]
 assert "kregress.nonce=t1-n0nce" in recs[0]["cmdline"], recs[0]
 '
-t "THP mode written into the (stand-in) sysfs" \
+check "THP mode written into the (stand-in) sysfs" \
 	grep -qx never "$tmp/sys/kernel/mm/transparent_hugepage/enabled"
 cp "$W/init" "$tmp/bin/"
 printf 'kregress-plan 1\nrun page-zero-check --checks 10 --iterations 1\nrun junk\nrun crash\n' \
 	>"$tmp/bad-workloads.plan"
-t "the console parser agrees: failed, first failure as reason" bash -c "
+check "the console parser agrees: failed, first failure as reason" bash -c "
 	'$B/kregress' bench --native --workloads '$tmp/bin' \
 		'$tmp/bad-workloads.plan' >'$tmp/table' 2>'$tmp/err'
 	test \$? = 1 || exit 1
@@ -119,29 +106,29 @@ mounts() {
 		test "$(grep -c " /proc proc " /proc/self/mounts)" = \
 			$((procs + 1)) || exit 3' - "$W/init" "$tmp/mini.plan"
 }
-t "KREGRESS_INIT_MOUNT=1: proc, sysfs and devtmpfs mounted" mounts
-t "the host's /sys and /dev are still mounted" bash -c \
+check "KREGRESS_INIT_MOUNT=1: proc, sysfs and devtmpfs mounted" mounts
+check "the host's /sys and /dev are still mounted" bash -c \
 	"grep -q ' /sys sysfs ' /proc/self/mounts && test -e /dev/null"
 
 # Plan errors, a plan file argument, and a missing nonce.
 printf 'kregress-plan 1\nthp sideways\nrun silent\n' >"$tmp/bad.plan"
 KREGRESS_NONCE=bad1 "$W/init" "$tmp/bad.plan" >"$tmp/out" 2>/dev/null
 rc=$?
-t "bad plan: exit 1" test $rc = 1
-t "bad plan: env, failure with the line, END" verify "$tmp/out" bad1 '
+check "bad plan: exit 1" test $rc = 1
+check "bad plan: env, failure with the line, END" verify "$tmp/out" bad1 '
 assert len(recs) == 2 and recs[1]["type"] == "failure", recs
 assert recs[1]["reason"].startswith("plan: line 2: thp:"), recs[1]
 '
 KREGRESS_NONCE=nf "$W/init" "$tmp/none.plan" >"$tmp/out" 2>/dev/null
-t "missing plan file: failure record" verify "$tmp/out" nf '
+check "missing plan file: failure record" verify "$tmp/out" nf '
 assert "cannot open plan" in recs[1]["reason"], recs
 '
 env -u KREGRESS_NONCE "$W/init" "$tmp/mini.plan" >"$tmp/out" 2>/dev/null
 rc=$?
-t "no nonce: exit 1 and nothing framed" bash -c \
+check "no nonce: exit 1 and nothing framed" bash -c \
 	"test $rc = 1 && ! grep -q 'KREGRESS 1 [A-Za-z0-9_-]* 0 ' '$tmp/out'"
 KREGRESS_NONCE='bad nonce!' "$W/init" "$tmp/mini.plan" >"$tmp/out" 2>/dev/null
-t "invalid nonce refused" test $? = 1
+check "invalid nonce refused" test $? = 1
 
 # Guest mode: init as PID 1 of a new PID namespace.  There reboot(2)
 # cannot power the host off; the kernel ends the namespace instead, killing
@@ -154,14 +141,14 @@ KREGRESS_NONCE=pid1 KREGRESS_BIN_DIR="$W" KREGRESS_INIT_SYSFS="$tmp/sys" \
 	unshare -p -m --fork --mount-proc "$W/init" "$tmp/pid1.plan" \
 	>"$tmp/out" 2>"$tmp/err"
 rc=$?
-t "PID 1: powers off at the end (namespace ended by SIGINT, rc 130)" \
+check "PID 1: powers off at the end (namespace ended by SIGINT, rc 130)" \
 	test $rc = 130
-t "PID 1: guest mode, complete output before the power-off" \
+check "PID 1: guest mode, complete output before the power-off" \
 	verify "$tmp/out" pid1 '
 assert recs[0]["mode"] == "guest", recs[0]
 assert [r["metric"] for r in recs[1:]] == ["word_check", "byte_check"], recs
 '
-t "PID 1: THP mode applied" \
+check "PID 1: THP mode applied" \
 	grep -qx always "$tmp/sys/kernel/mm/transparent_hugepage/enabled"
 
 # A workload's stderr is copied by init (the console's only writer).
@@ -171,9 +158,9 @@ chmod +x "$tmp/bin/noisy"
 printf 'kregress-plan 1\nrun noisy\n' >"$tmp/noisy.plan"
 KREGRESS_NONCE=nz KREGRESS_BIN_DIR="$tmp/bin" "$W/init" "$tmp/noisy.plan" \
 	>"$tmp/out" 2>"$tmp/err"
-t "workload stderr goes through init's stderr, never into records" \
+check "workload stderr goes through init's stderr, never into records" \
 	bash -c "grep -qx 'diag line' '$tmp/err' && ! grep -q diag '$tmp/out'"
-t "its stdout record framed" verify "$tmp/out" nz '
+check "its stdout record framed" verify "$tmp/out" nz '
 assert len(recs) == 2 and recs[1]["value"] == 1, recs
 '
 
@@ -182,6 +169,6 @@ thp_before=$(cat /sys/kernel/mm/transparent_hugepage/enabled)
 printf 'kregress-plan 1\nthp never\nrun silent\n' >"$tmp/thp.plan"
 KREGRESS_NONCE=h KREGRESS_BIN_DIR="$tmp/bin" "$W/init" "$tmp/thp.plan" \
 	>/dev/null 2>&1
-t "hosted mode leaves the host's THP alone" \
+check "hosted mode leaves the host's THP alone" \
 	test "$thp_before" = "$(cat /sys/kernel/mm/transparent_hugepage/enabled)"
-echo "1..$n"
+done_testing

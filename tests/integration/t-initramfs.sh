@@ -1,11 +1,9 @@
 #!/bin/bash
 # kregress initramfs: the archive cpio(1) and the kernel's unpacker read,
 # gzip or not, cached by content.
-. "$KREGRESS_SRC/tests/lib/build-lib.sh"
+. "$KREGRESS_SRC/tests/lib/tap.sh"
 command -v cpio >/dev/null || skip_all "cpio is not installed"
 
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 kr="$KREGRESS_BUILD/kregress"
 
 mkdir -p "$tmp/w/x86_64"
@@ -83,4 +81,4 @@ is $? 1 "a bad mode is refused"
 is $? 1 "a missing source is refused"
 "$kr" initramfs "$tmp/extra:/x" 2>/dev/null
 is $? 2 "neither --out nor --cache is a usage error"
-exit $(( failed > 0 ))
+done_testing

@@ -7,28 +7,11 @@
 set -u
 
 : "${KREGRESS_BUILD:?}" "${KREGRESS_SRC:?}"
+. "$KREGRESS_SRC/tests/lib/tap.sh"
+. "$KREGRESS_SRC/tests/lib/daemon.sh"
 KR=$KREGRESS_BUILD/kregress
 FIX=$KREGRESS_SRC/tests/fixtures/mail
 PY=/usr/bin/python3
-tmp=$(mktemp -d)
-server=
-cleanup() {
-	[ -n "$server" ] && kill "$server" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-n=0
-failed=0
-ok() {	# ok STATUS DESCRIPTION
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-	fi
-}
 # run NAME ARGS...: runs kregress, keeps stdout/stderr/status in $tmp/NAME.*
 run() {
 	local name=$1
@@ -138,124 +121,117 @@ run deep series parse --json "$tmp/deep.mbox"
 ok $? "a reply chain 5,000 deep: the trailer at the bottom reaches the patch"
 
 # --- URLs, through libcurl, to a real server on loopback ---
-$PY "$KREGRESS_SRC/tests/fixtures/fake-lore.py" --root "$FIX" \
-	--port-file "$tmp/port" --log "$tmp/requests" --slow 5 &
-server=$!
-for i in $(seq 1 100); do
-	[ -s "$tmp/port" ] && break
-	sleep 0.1
-done
-port=$(cat "$tmp/port")
-B=http://127.0.0.1:$port
-A=(--allow "$B/lkml/" --allow "$B/slow/" --allow "$B/old/" --allow "$B/evil/"
-   --allow "$B/loop/" --allow "$B/big/" --allow "$B/api" --allow "$B/series"
-   --allow "$B/sneaky/" --allow "http://localhost:$port/lkml/")
+lore_start --root "$FIX" --slow 5 || bail_out "the fake lore server did not start"
+A=(--allow "$LORE/lkml/" --allow "$LORE/slow/" --allow "$LORE/old/"
+   --allow "$LORE/evil/" --allow "$LORE/loop/" --allow "$LORE/big/"
+   --allow "$LORE/api" --allow "$LORE/series" --allow "$LORE/sneaky/"
+   --allow "http://localhost:$lore_port/lkml/")
 
-run lore series parse "${A[@]}" "$B/lkml/cover.123@example.org/"
+run lore series parse "${A[@]}" "$LORE/lkml/cover.123@example.org/"
 [ "$(rc lore)" = 0 ] && has lore "^version: v2" out && \
 	has lore "^older revision: v1" out && \
 	has lore "Tested-by: Tess Ter" out && \
-	grep -qx "/lkml/cover.123@example.org/t.mbox.gz" "$tmp/requests"
+	grep -qx "/lkml/cover.123@example.org/t.mbox.gz" "$lore_log"
 ok $? "a lore message URL fetches the thread's t.mbox.gz (gzip)"
 
-run lore2 series parse "${A[@]}" "$B/lkml/cover.123@example.org/T/#u"
+run lore2 series parse "${A[@]}" "$LORE/lkml/cover.123@example.org/T/#u"
 [ "$(rc lore2)" = 0 ] && has lore2 "^version: v2" out
 ok $? "a lore .../T/#u URL too"
 
-run raw series parse "${A[@]}" "$B/lkml/x@y/raw"
+run raw series parse "${A[@]}" "$LORE/lkml/x@y/raw"
 [ "$(rc raw)" = 0 ] && has raw "^patches: 1 of 3" out && \
 	has raw "^status: incomplete" out
 ok $? "a lore .../raw message"
 
-run gz series parse "${A[@]}" "$B/lkml/missing/t.mbox.gz"
+run gz series parse "${A[@]}" "$LORE/lkml/missing/t.mbox.gz"
 [ "$(rc gz)" = 0 ] && has gz "missing 2/3" out
 ok $? "a t.mbox.gz URL directly"
 
-run nf series parse "${A[@]}" "$B/lkml/nope/"
+run nf series parse "${A[@]}" "$LORE/lkml/nope/"
 [ "$(rc nf)" = 1 ] && has nf "HTTP 404" err
 ok $? "404: exit 1 with the status"
 
 start=$(date +%s)
-run slow series parse "${A[@]}" --timeout 1 "$B/slow/x@y/"
+run slow series parse "${A[@]}" --timeout 1 "$LORE/slow/x@y/"
 end=$(date +%s)
 [ "$(rc slow)" = 1 ] && has slow "imeout\|timed out" err && \
 	[ $((end - start)) -le 3 ]
 ok $? "a slow server hits the total timeout ($((end - start)) s)"
 
-run redir series parse "${A[@]}" "$B/old/x@y/t.mbox.gz"
+run redir series parse "${A[@]}" "$LORE/old/x@y/t.mbox.gz"
 [ "$(rc redir)" = 0 ] && has redir "^version: v2" out
 ok $? "a redirect inside the allowlist is followed"
 
-run evil series parse "${A[@]}" "$B/evil/x/t.mbox.gz"
+run evil series parse "${A[@]}" "$LORE/evil/x/t.mbox.gz"
 [ "$(rc evil)" = 1 ] && has evil "/private/x/t.mbox.gz: refused: not in the URL allowlist" err && \
-	! grep -q "^/private" "$tmp/requests"
+	! grep -q "^/private" "$lore_log"
 ok $? "a redirect out of the allowlist is refused before the request"
 
 # Issue 15: the allowlist was matched on the raw URL, the request made
 # for the URL libcurl (and then the server) resolved.  Each of these got
 # /private/ requested before.
-for trick in "$B/lkml/../private/x/t.mbox.gz" \
-	     "$B/lkml/x/../../private/x/t.mbox.gz" \
-	     "$B/lkml/%2e%2e/private/x/t.mbox.gz" \
-	     "$B/lkml/.%2E/private/x/t.mbox.gz" \
-	     "$B/lkml/..%2Fprivate/x/t.mbox.gz" \
-	     "$B/sneaky/x/t.mbox.gz"; do
-	before=$(grep -c "^/private" "$tmp/requests")
+for trick in "$LORE/lkml/../private/x/t.mbox.gz" \
+	     "$LORE/lkml/x/../../private/x/t.mbox.gz" \
+	     "$LORE/lkml/%2e%2e/private/x/t.mbox.gz" \
+	     "$LORE/lkml/.%2E/private/x/t.mbox.gz" \
+	     "$LORE/lkml/..%2Fprivate/x/t.mbox.gz" \
+	     "$LORE/sneaky/x/t.mbox.gz"; do
+	before=$(grep -c "^/private" "$lore_log")
 	run trick series parse "${A[@]}" "$trick"
-	after=$(grep -c "^/private" "$tmp/requests")
+	after=$(grep -c "^/private" "$lore_log")
 	[ "$(rc trick)" = 1 ] && has trick "refused: " err && \
 		[ "$before" = "$after" ]
 	ok $? "dot segments, encoded or not, do not leave the allowlist: $trick"
 done
-for trick in "http://127.0.0.1:$port@localhost:$port/lkml/x@y/" \
-	     "http://localhost:$port%2F@127.0.0.1:$port/private/x@y/" \
-	     "http://:@localhost:$port/lkml/x@y/"; do
-	before=$(wc -l <"$tmp/requests")
+for trick in "http://127.0.0.1:$lore_port@localhost:$lore_port/lkml/x@y/" \
+	     "http://localhost:$lore_port%2F@127.0.0.1:$lore_port/private/x@y/" \
+	     "http://:@localhost:$lore_port/lkml/x@y/"; do
+	before=$(wc -l <"$lore_log")
 	run trick series parse "${A[@]}" "$trick"
-	after=$(wc -l <"$tmp/requests")
+	after=$(wc -l <"$lore_log")
 	[ "$(rc trick)" = 1 ] && \
 		has trick "refused: no host, or user information, in the URL" err &&
 		[ "$before" = "$after" ]
 	ok $? "user information in the URL: refused, no request: $trick"
 done
-for spelling in "HTTP://LOCALHOST:$port/lkml/x@y/" \
-		"http://localhost.:$port/lkml/x@y/" \
-		"http://localhost:$port/lkml/./cover.123@example.org/"; do
+for spelling in "HTTP://LOCALHOST:$lore_port/lkml/x@y/" \
+		"http://localhost.:$lore_port/lkml/x@y/" \
+		"http://localhost:$lore_port/lkml/./cover.123@example.org/"; do
 	run spelt series parse "${A[@]}" "$spelling"
 	[ "$(rc spelt)" = 0 ] && has spelt "^version: v2" out
 	ok $? "another spelling of an allowed URL is fetched: $spelling"
 done
 
-run loop series parse "${A[@]}" "$B/loop/x/t.mbox.gz"
+run loop series parse "${A[@]}" "$LORE/loop/x/t.mbox.gz"
 [ "$(rc loop)" = 1 ] && has loop "more than 5 redirects" err
 ok $? "a redirect loop stops after 5"
 
-run bomb series parse "${A[@]}" "$B/big/x/t.mbox.gz"
+run bomb series parse "${A[@]}" "$LORE/big/x/t.mbox.gz"
 [ "$(rc bomb)" = 1 ] && has bomb "larger than the limit of 33554432 bytes once decompressed" err
 ok $? "a gzip bomb stops at the size cap"
 
-run pw series parse "${A[@]}" "$B/api/series/42/"
+run pw series parse "${A[@]}" "$LORE/api/series/42/"
 [ "$(rc pw)" = 0 ] && has pw "^status: complete" out && \
-	grep -qx "/series/42/mbox/" "$tmp/requests"
+	grep -qx "/series/42/mbox/" "$lore_log"
 ok $? "a patchwork /api/series/ID/ URL: JSON, then its mbox (gzip encoded)"
 
-run pw2 series parse "${A[@]}" "$B/api/1.3/series/43/"
+run pw2 series parse "${A[@]}" "$LORE/api/1.3/series/43/"
 [ "$(rc pw2)" = 1 ] && has pw2 "private/43/mbox/: refused" err && \
-	! grep -q "^/private" "$tmp/requests"
+	! grep -q "^/private" "$lore_log"
 ok $? "a patchwork mbox link outside the allowlist is refused"
 
-run pw3 series parse "${A[@]}" "$B/api/series/44/"
+run pw3 series parse "${A[@]}" "$LORE/api/series/44/"
 [ "$(rc pw3)" = 1 ] && has pw3 "not JSON" err
 ok $? "a patchwork answer that is not JSON: clear error"
 
-before=$(wc -l <"$tmp/requests")
-run outside series parse "${A[@]}" "$B/private/x/"
-after=$(wc -l <"$tmp/requests")
+before=$(wc -l <"$lore_log")
+run outside series parse "${A[@]}" "$LORE/private/x/"
+after=$(wc -l <"$lore_log")
 [ "$(rc outside)" = 1 ] && has outside "refused: not in the URL allowlist" err \
 	&& [ "$before" = "$after" ]
 ok $? "a URL outside the allowlist: refused, no request made"
 
-run noallow series parse "$B/lkml/x@y/"
+run noallow series parse "$LORE/lkml/x@y/"
 [ "$(rc noallow)" = 1 ] && has noallow "no URL allowlist" err
 ok $? "no allowlist: every URL refused"
 
@@ -272,5 +248,4 @@ run file_url series parse --allow "file:///" "file:///etc/passwd"
 [ "$(rc file_url)" = 1 ] && has file_url "only https:// URLs" err
 ok $? "file:// URLs are refused"
 
-echo "1..$n"
-[ "$failed" = 0 ]
+done_testing

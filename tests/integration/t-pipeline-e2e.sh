@@ -16,60 +16,14 @@
 set -u
 B=${KREGRESS_BUILD:?}
 S=${KREGRESS_SRC:?}
+. "$S/tests/lib/tap.sh"
+. "$S/tests/lib/daemon.sh"
+. "$S/tests/lib/build-lib.sh"
 PY=/usr/bin/python3
-T=$(mktemp -d /tmp/t-e2e.XXXXXX)
 TOKEN=e2e-token-0123456789abcdef
-n=0
-fail=0
-pid=
-lore=
-
-ok() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		fail=1
-	fi
-}
-
-cleanup() {
-	[ -n "$pid" ] && { kill -9 "$pid"; wait "$pid"; } 2>/dev/null
-	[ -n "$lore" ] && { kill "$lore"; wait "$lore"; } 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
-chmod 755 "$T"	# the build user reads the tree
-command -v bwrap >/dev/null || { echo "1..0 # SKIP no bubblewrap"; exit 0; }
-probe="bwrap --unshare-all --ro-bind / / true"
-[ "$(id -u)" = 0 ] && probe="setpriv --reuid=kregress-build \
-	--regid=kregress-build --clear-groups $probe"
-$probe 2>/dev/null || { echo "1..0 # SKIP no build sandbox here"; exit 0; }
-export KREGRESS_CACHE=$T/cache
+build_user_setup	# the build user, who reads the tree in $tmp
+export KREGRESS_CACHE=$tmp/cache
 export KREGRESS_CONFIG_DIR=$S/builders/configs
-
-sql() {
-	sqlite3 -cmd ".timeout 5000" "$T/state/kregress.db" "$1"
-}
-
-# wait_status ID SECONDS: until series ID is in a final status; prints it.
-wait_status() {
-	local i st
-	[ -n "$1" ] || { echo missing; return 1; }
-	for ((i = 0; i < $2 * 10; i++)); do
-		st=$(sql "SELECT status FROM series WHERE id = $1")
-		case $st in
-		failed | does-not-apply | fetch-failed | incomplete | \
-		build-failed)
-			echo "$st"
-			return 0 ;;
-		esac
-		sleep 0.1
-	done
-	echo "${st:-missing}"
-	return 1
-}
 
 # json FILE EXPR: evaluates a Python expression on the JSON document d.
 json() {
@@ -82,7 +36,7 @@ git_() {
 }
 
 # --- a small kernel-like tree --------------------------------------------
-tree=$T/linux
+tree=$tmp/linux
 mkdir -p "$tree/mm" "$tree/net/core"
 for i in $(seq 1 40); do echo "/* memory.c line $i */"; done \
 	>"$tree/mm/memory.c"
@@ -116,7 +70,7 @@ ok $? "a small git tree"
 base=$(git -C "$tree" rev-parse HEAD)
 
 # Series are made in a clone: the tree never sees their commits.
-work=$T/work
+work=$tmp/work
 git_ clone -q "$tree" "$work"
 edit() {	# edit FILE LINE TEXT: replace one line
 	sed -i "$2s|.*|$3|" "$work/$1"
@@ -134,7 +88,7 @@ commit 1 "mm: make line 10 faster"
 edit mm/Makefile 2 "obj-y += mremap.o pagewalk.o"
 commit 2 "mm: build pagewalk"
 git_ -C "$work" format-patch -q --cover-letter --thread --base=master \
-	--stdout master..good >"$T/good.mbox"
+	--stdout master..good >"$tmp/good.mbox"
 # bad: made on a commit the tree lacks; patch 2's context is not there
 git_ -C "$work" checkout -q -b bad master
 edit mm/memory.c 20 "/* memory.c line 20 elsewhere */"
@@ -145,28 +99,28 @@ edit mm/memory.c 21 "/* memory.c line 21, changed */"
 commit 5 "mm: change line 21"
 git_ -C "$work" format-patch -q --cover-letter --thread \
 	--base="$(git -C "$work" rev-parse bad~2)" --stdout bad~2..bad \
-	>"$T/bad.mbox"
+	>"$tmp/bad.mbox"
 # broken: applies, but the patched kernel does not build
 git_ -C "$work" checkout -q -b broken master
 edit mm/memory.c 30 "BROKEN"
 commit 7 "mm: break the build"
 git_ -C "$work" format-patch -q --thread --base=master --stdout \
-	master..broken >"$T/broken.mbox"
+	master..broken >"$tmp/broken.mbox"
 # url: one patch, served by the fake lore server as a thread
 git_ -C "$work" checkout -q -b url master
 edit Makefile 2 "PATCHLEVEL = 2"
 commit 6 "Makefile: bump the patch level"
-mkdir -p "$T/lore"
+mkdir -p "$tmp/lore"
 git_ -C "$work" format-patch -q --thread --stdout master..url \
-	>"$T/lore/thread-v1-v2.mbox"
-grep -c '^Subject: \[PATCH' "$T/good.mbox" "$T/bad.mbox" \
-	"$T/lore/thread-v1-v2.mbox" | tr '\n' ' ' | grep -q \
+	>"$tmp/lore/thread-v1-v2.mbox"
+grep -c '^Subject: \[PATCH' "$tmp/good.mbox" "$tmp/bad.mbox" \
+	"$tmp/lore/thread-v1-v2.mbox" | tr '\n' ' ' | grep -q \
 	'good.mbox:3 .*bad.mbox:3 .*thread-v1-v2.mbox:1'
 ok $? "format-patch series: good (2 + cover), bad (2 + cover), url (1)"
 
 # The feed the watcher reads: one net-next patch (the fake server answers
 # /lkml/net-*/t.mbox.gz with a one-patch thread changing net/core/dev.c).
-cat >"$T/feed.atom" <<'ATOM'
+cat >"$tmp/feed.atom" <<'ATOM'
 <?xml version="1.0" encoding="us-ascii"?>
 <feed xmlns="http://www.w3.org/2005/Atom"
  xmlns:thr="http://purl.org/syndication/thread/1.0"><title>netdev</title
@@ -179,22 +133,17 @@ cat >"$T/feed.atom" <<'ATOM'
 ></entry></feed>
 ATOM
 
-$PY "$S/tests/fixtures/fake-lore.py" --root "$T/lore" --feed "$T/feed.atom" \
-	--port-file "$T/lore.port" --log "$T/lore.log" &
-lore=$!
-for _ in $(seq 100); do [ -s "$T/lore.port" ] && break; sleep 0.1; done
-LORE=http://127.0.0.1:$(cat "$T/lore.port")
+lore_start --root "$tmp/lore" --feed "$tmp/feed.atom" ||
+	bail_out "the fake lore server did not start"
 
-port=$($PY -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-SRV=http://127.0.0.1:$port
 config() {	# config LISTS TREE_LISTS [REFRESH]: the daemon's configuration
 	local refresh=
 	[ $# -gt 2 ] && refresh=", \"refresh\": $3"
-	cat >"$T/config.json" <<CFG
+	cat >"$tmp/config.json" <<CFG
 {
-	"state_dir": "$T/state",
+	"state_dir": "$tmp/state",
 	"api": {
-		"listen": "127.0.0.1:$port",
+		"listen": "127.0.0.1:0",
 		"tokens": [ { "name": "test", "value": "$TOKEN" } ]
 	},
 	"url_allowlist": [ "$LORE/" ],
@@ -207,33 +156,22 @@ config() {	# config LISTS TREE_LISTS [REFRESH]: the daemon's configuration
 CFG
 }
 config '[]' '[]'
-"$B/kregressd" -c "$T/config.json" 2>"$T/daemon.log" &
-pid=$!
-for _ in $(seq 100); do
-	grep -q "ready: pid $pid" "$T/daemon.log" && break
-	sleep 0.1
-done
-grep -q "ready: pid $pid" "$T/daemon.log"
+daemon_start
 ok $? "kregressd started"
 export KREGRESS_TOKEN=$TOKEN
 
 # --- an mbox that applies --------------------------------------------------
-"$B/kregress" submit --server "$SRV" "$T/good.mbox" >"$T/out" 2>&1
+"$B/kregress" submit --server "$SRV" "$tmp/good.mbox" >"$tmp/out" 2>&1
 ok $? "submit the good series"
-id=$(sed -n 's/^submitted series \([0-9]*\).*/\1/p' "$T/out")
+id=$(sed -n 's/^submitted series \([0-9]*\).*/\1/p' "$tmp/out")
 # its patched build sleeps 4 s after compiling: progress shows meanwhile
-for _ in $(seq 300); do
-	p=$(sql "SELECT b.status || ':' || b.objects_compiled FROM build b
-		JOIN series_build sb ON sb.build_id = b.id
-		WHERE sb.series_id = $id AND sb.side = 'patched'")
-	[ "$p" = building:2 ] && break
-	sleep 0.1
-done
-test "$p" = building:2
+wait_sql 30 "SELECT b.status || ':' || b.objects_compiled FROM build b
+	JOIN series_build sb ON sb.build_id = b.id
+	WHERE sb.series_id = $id AND sb.side = 'patched'" building:2
 ok $? "progress: the running patched build shows its compiled objects"
-"$B/kregress" status --server "$SRV" "$id" >"$T/progress.txt"
+"$B/kregress" status --server "$SRV" "$id" >"$tmp/progress.txt"
 grep -q "^  build:       x86_64 patched .* building, 2 objects" \
-	"$T/progress.txt"
+	"$tmp/progress.txt"
 ok $? "kregress status shows the build in progress"
 st=$(wait_status "$id" 60)
 ok $? "the good series reached a final status ($st)"
@@ -244,10 +182,10 @@ test "$(sql "SELECT group_concat(kind || ':' || state, ' ') FROM
 	(SELECT kind, state FROM job WHERE series_id = $id ORDER BY id)")" = \
 	"fetch:done apply:done build:done run:failed"
 ok $? "jobs: fetch, apply, build done, run failed"
-"$B/kregress" status --server "$SRV" --json "$id" >"$T/good.json"
+"$B/kregress" status --server "$SRV" --json "$id" >"$tmp/good.json"
 ok $? "kregress status ID --json"
-head=$(json "$T/good.json" 'd["patches"][-1]["applied_commit"]')
-test "$(json "$T/good.json" '[(p["idx"], p["applied_commit"] is not None, p["apply_method"]) for p in d["patches"]]')" = \
+head=$(json "$tmp/good.json" 'd["patches"][-1]["applied_commit"]')
+test "$(json "$tmp/good.json" '[(p["idx"], p["applied_commit"] is not None, p["apply_method"]) for p in d["patches"]]')" = \
 	"[(0, False, None), (1, True, 'libgit2'), (2, True, 'libgit2')]"
 ok $? "each patch has its applied commit and method; the cover has none"
 test "$(git -C "$tree" rev-parse "$head^{tree}")" = \
@@ -256,31 +194,31 @@ ok $? "the patched commit is in the tree and has the series' tree"
 test "$(git -C "$tree" log --format=%s "$base..$head" | tr '\n' '|')" = \
 	"mm: build pagewalk|mm: make line 10 faster|"
 ok $? "one commit per patch, on the base"
-test "$(json "$T/good.json" '"%s %s %s" % (d["tree"], d["base_used"], d["base_source"])')" = \
+test "$(json "$tmp/good.json" '"%s %s %s" % (d["tree"], d["base_used"], d["base_source"])')" = \
 	"small $base base-commit"
 ok $? "base: the series' base-commit, on tree small"
-json "$T/good.json" 'd["base_reason"]' | grep -q "tree small: the first configured"
+json "$tmp/good.json" 'd["base_reason"]' | grep -q "tree small: the first configured"
 ok $? "the base reason says how the tree was chosen"
-test "$(json "$T/good.json" '[(b["arch"], b["side"], b["commit_id"], b["status"], b["objects_compiled"], b["warnings"], b["new_warnings"] if b["side"] == "patched" else None, b["image_path"] is not None) for b in d["builds"]]')" = \
+test "$(json "$tmp/good.json" '[(b["arch"], b["side"], b["commit_id"], b["status"], b["objects_compiled"], b["warnings"], b["new_warnings"] if b["side"] == "patched" else None, b["image_path"] is not None) for b in d["builds"]]')" = \
 	"[('x86_64', 'base', '$base', 'ok', 2, 0, None, True), ('x86_64', 'patched', '$head', 'ok', 2, 0, 0, True)]"
 ok $? "builds: base then patched, x86_64, ok, objects counted, images"
-test -s "$(json "$T/good.json" 'd["builds"][1]["log_path"]')"
+test -s "$(json "$tmp/good.json" 'd["builds"][1]["log_path"]')"
 ok $? "the patched build's log is kept"
-grep -q "build: series $id: x86_64 patched .*: ok" "$T/daemon.log"
+grep -q "build: series $id: x86_64 patched .*: ok" "$tmp/daemon.log"
 ok $? "the daemon logs the build"
-"$B/kregress" status --server "$SRV" "$id" >"$T/good.txt"
-grep -q "^  build:       x86_64 patched ${head:0:12} ok, 2 objects" "$T/good.txt"
+"$B/kregress" status --server "$SRV" "$id" >"$tmp/good.txt"
+grep -q "^  build:       x86_64 patched ${head:0:12} ok, 2 objects" "$tmp/good.txt"
 ok $? "kregress status ID shows the builds"
-"$B/kregress" watch --server "$SRV" "$id" >"$T/watch.txt" 2>&1
-grep -q "; build: x86_64 base ${base:0:12} ok, 2 objects" "$T/watch.txt"
+"$B/kregress" watch --server "$SRV" "$id" >"$tmp/watch.txt" 2>&1
+grep -q "; build: x86_64 base ${base:0:12} ok, 2 objects" "$tmp/watch.txt"
 ok $? "kregress watch ID shows the builds"
-grep -q "^  base:        $base (base-commit: " "$T/good.txt" &&
-	grep -q "^        commit $head (libgit2)" "$T/good.txt"
+grep -q "^  base:        $base (base-commit: " "$tmp/good.txt" &&
+	grep -q "^        commit $head (libgit2)" "$tmp/good.txt"
 ok $? "kregress status ID shows the base and the patched commits"
 
 # --- an mbox that does not apply -------------------------------------------
-"$B/kregress" submit --server "$SRV" "$T/bad.mbox" >"$T/out" 2>&1
-id2=$(sed -n 's/^submitted series \([0-9]*\).*/\1/p' "$T/out")
+"$B/kregress" submit --server "$SRV" "$tmp/bad.mbox" >"$tmp/out" 2>&1
+id2=$(sed -n 's/^submitted series \([0-9]*\).*/\1/p' "$tmp/out")
 st=$(wait_status "$id2" 60)
 test "$st" = does-not-apply
 ok $? "the bad series: does-not-apply ($st)"
@@ -300,13 +238,13 @@ ok $? "no build queued for it"
 test "$(sql "SELECT idx || ':' || (applied_commit IS NOT NULL) FROM patch
 	WHERE series_id = $id2 ORDER BY idx" | tr '\n' ' ')" = "0:0 1:1 2:0 "
 ok $? "patch 1 applied before patch 2 failed"
-"$B/kregress" status --server "$SRV" "$id2" >"$T/bad.txt"
-grep -q "^  not applied: patch 2/2 mm/memory.c @@ -18,7 +18,7 @@" "$T/bad.txt"
+"$B/kregress" status --server "$SRV" "$id2" >"$tmp/bad.txt"
+grep -q "^  not applied: patch 2/2 mm/memory.c @@ -18,7 +18,7 @@" "$tmp/bad.txt"
 ok $? "kregress status shows the failing patch"
 
 # --- a series that breaks the build ----------------------------------------
-"$B/kregress" submit --server "$SRV" "$T/broken.mbox" >"$T/out" 2>&1
-id4=$(sed -n 's/^submitted series \([0-9]*\).*/\1/p' "$T/out")
+"$B/kregress" submit --server "$SRV" "$tmp/broken.mbox" >"$tmp/out" 2>&1
+id4=$(sed -n 's/^submitted series \([0-9]*\).*/\1/p' "$tmp/out")
 st=$(wait_status "$id4" 60)
 test "$st|$(sql "SELECT status_reason FROM series WHERE id = $id4")" = \
 	"build-failed|build: x86_64: mm/memory.c: error: expected ; before }"
@@ -322,13 +260,13 @@ ok $? "no run queued for it"
 
 # --- a URL to the fake lore server -------------------------------------------
 "$B/kregress" submit --server "$SRV" "$LORE/lkml/url-1@example.org/" \
-	>"$T/out" 2>&1
-id3=$(sed -n 's/^submitted series \([0-9]*\).*/\1/p' "$T/out")
+	>"$tmp/out" 2>&1
+id3=$(sed -n 's/^submitted series \([0-9]*\).*/\1/p' "$tmp/out")
 st=$(wait_status "$id3" 60)
 test "$st|$(sql "SELECT status_reason FROM series WHERE id = $id3")" = \
 	"failed|run: x86_64: no host of this arch is configured"
 ok $? "a URL submission is fetched and applied ($st)"
-grep -qx "/lkml/url-1@example.org/t.mbox.gz" "$T/lore.log"
+grep -qx "/lkml/url-1@example.org/t.mbox.gz" "$lore_log"
 ok $? "the thread was fetched from the fake lore server"
 c=$(sql "SELECT applied_commit FROM patch WHERE series_id = $id3 AND idx = 1")
 test -n "$c" && test "$(git -C "$tree" rev-parse "$c^{tree}")" = \
@@ -336,31 +274,29 @@ test -n "$c" && test "$(git -C "$tree" rev-parse "$c^{tree}")" = \
 ok $? "its patched commit has the expected tree"
 
 # --- the watcher and the tree refresher, started by a reload ---------------
-git_ clone -q "$tree" "$T/upstream"
-echo "/* new upstream file */" >"$T/upstream/mm/new.c"
-git_ -C "$T/upstream" add mm/new.c
-git_ -C "$T/upstream" commit -q -m "mm: upstream moves on"
-up=$(git -C "$T/upstream" rev-parse HEAD)
+git_ clone -q "$tree" "$tmp/upstream"
+echo "/* new upstream file */" >"$tmp/upstream/mm/new.c"
+git_ -C "$tmp/upstream" add mm/new.c
+git_ -C "$tmp/upstream" commit -q -m "mm: upstream moves on"
+up=$(git -C "$tmp/upstream" rev-parse HEAD)
 config "[ { \"name\": \"netdev\", \"feed_url\": \"$LORE/lkml/new.atom\",
 	  \"poll_interval_s\": 60 } ]" '[ "netdev" ]' \
-	"{ \"remote\": \"$T/upstream\", \"interval_s\": 3600 }"
-kill -HUP "$pid"
-for _ in $(seq 300); do
+	"{ \"remote\": \"$tmp/upstream\", \"interval_s\": 3600 }"
+watched() {	# sets w, the id of the netdev series, if there is one
 	w=$(sql "SELECT id FROM series WHERE list = 'netdev'")
-	[ -n "$w" ] && break
-	sleep 0.1
-done
-test -n "$w"
+	[ -n "$w" ]
+}
+kill -HUP "$daemon_pid"
+wait_for 30 watched
 ok $? "after SIGHUP the watcher queued the feed's series by itself"
-grep -q "list watcher started for 1 list" "$T/daemon.log"
+grep -q "list watcher started for 1 list" "$tmp/daemon.log"
 ok $? "the daemon logs the watcher's start"
-for _ in $(seq 300); do
-	r=$(git -C "$tree" rev-parse -q --verify refs/remotes/kregress/master)
-	[ "$r" = "$up" ] && break
-	sleep 0.1
-done
-test "$r" = "$up" &&
-	grep -q "refresh: tree small: fetched $T/upstream master" "$T/daemon.log"
+refreshed() {
+	[ "$(git -C "$tree" rev-parse -q --verify \
+		refs/remotes/kregress/master)" = "$up" ]
+}
+wait_for 30 refreshed &&
+	grep -q "refresh: tree small: fetched $tmp/upstream master" "$tmp/daemon.log"
 ok $? "the tree refresher fetched the remote into refs/remotes/kregress/master"
 st=$(wait_status "$w" 60)
 test "$st|$(sql "SELECT status_reason FROM series WHERE id = $w")" = \
@@ -376,15 +312,13 @@ test "$(sql "SELECT count(*) FROM series WHERE list = 'netdev'")" = 1
 ok $? "queued once"
 
 # --- stopping ----------------------------------------------------------------
-kill -TERM "$pid"
-wait "$pid"
+daemon_stop TERM
 ok $? "SIGTERM: exit 0 with the watcher running"
-pid=
-grep -q "kregressd: stopped" "$T/daemon.log"
+grep -q "kregressd: stopped" "$tmp/daemon.log"
 ok $? "stopped cleanly"
 
-if [ $fail != 0 ]; then
+if [ $tap_failed != 0 ]; then
 	echo "# daemon log:"
-	sed 's/^/#   /' "$T/daemon.log"
+	sed 's/^/#   /' "$tmp/daemon.log"
 fi
-echo "1..$n"
+done_testing

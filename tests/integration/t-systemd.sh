@@ -5,17 +5,7 @@
 # owned by it; all inside a temporary root, never on the machine itself.
 set -u
 src=${KREGRESS_SRC:?}
-tmp=$(mktemp -d /tmp/t-systemd.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-n=0
-ok() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-	fi
-}
+. "$src/tests/lib/tap.sh"
 
 make -s -C "$src" install-systemd DESTDIR="$tmp/dest" PREFIX=/usr \
 	>"$tmp/make.log" 2>&1
@@ -41,7 +31,7 @@ if command -v systemd-analyze >/dev/null; then
 	out=$(systemd-analyze verify "$unit" 2>&1 | grep -v "is not executable")
 	ok $([ -z "$out" ]; echo $?) "systemd-analyze verify: ${out:-clean}"
 else
-	echo "ok $((n += 1)) # SKIP systemd-analyze not installed"
+	skip "systemd-analyze not installed"
 fi
 
 if command -v systemd-sysusers >/dev/null &&
@@ -67,6 +57,6 @@ if command -v systemd-sysusers >/dev/null &&
 		ok $? "/$d is 0750 kregress"
 	done
 else
-	echo "ok $((n += 1)) # SKIP systemd-sysusers/systemd-tmpfiles missing"
+	skip "systemd-sysusers/systemd-tmpfiles missing" 7
 fi
-echo "1..$n"
+done_testing

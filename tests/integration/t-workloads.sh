@@ -4,23 +4,11 @@
 # by the console parser, and checked record by record.  Also: argument
 # errors, self-reported failures, and the aarch64 set being real binaries.
 set -u
+. "$KREGRESS_SRC/tests/lib/tap.sh"
 B=$KREGRESS_BUILD
 ARCH=$(uname -m)
 W=$B/workloads/$ARCH
 PY=/usr/bin/python3
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-n=0
-t() {	# t DESCRIPTION COMMAND... : one TAP check from an exit status
-	local d=$1; shift
-	n=$((n + 1))
-	if "$@" >"$tmp/last.out" 2>&1; then
-		echo "ok $n - $d"
-	else
-		echo "not ok $n - $d"
-		sed 's/^/#   /' "$tmp/last.out" | head -20
-	fi
-}
 
 cat >"$tmp/small.plan" <<'PLAN'
 kregress-plan 1
@@ -34,9 +22,9 @@ run page-zero-check --checks 2000 --iterations 3
 run page-zero-check --checks 2000 --iterations 2 --nonzero-at 0 --cpu 0
 PLAN
 
-t "bench --native runs the small plan" \
+check "bench --native runs the small plan" \
 	"$B/kregress" bench --native "$tmp/small.plan" --json
-cp "$tmp/last.out" "$tmp/small.json"
+cp "$tmp/check.out" "$tmp/small.json"
 
 check_small() {
 	$PY - "$tmp/small.json" "$ARCH" <<'PYEOF'
@@ -86,11 +74,11 @@ assert not extra, extra
 print("%d records checked" % len(recs))
 PYEOF
 }
-t "every workload's samples present, counted, positive, with params" \
+check "every workload's samples present, counted, positive, with params" \
 	check_small
 
 "$B/kregress" bench --native "$tmp/small.plan" >"$tmp/table" 2>&1
-t "table output names the metrics and the environment" \
+check "table output names the metrics and the environment" \
 	bash -c "grep -q move_pmd '$tmp/table' && grep -q '^# env: ' '$tmp/table'"
 
 # zero-swap needs swap: with none it must report a failure, not a number.
@@ -120,15 +108,15 @@ else:
 	assert "still mapped" in recs[0]["reason"], recs
 PYEOF
 }
-t "zero-swap: samples with swap, a failure record without" check_swap
+check "zero-swap: samples with swap, a failure record without" check_swap
 
 # Direct runs: exit statuses and records without the framer.
-t "bad option exits 2" bash -c "'$W/mremap' --bogus 1; test \$? = 2"
-t "non-numeric size exits 2" \
+check "bad option exits 2" bash -c "'$W/mremap' --bogus 1; test \$? = 2"
+check "non-numeric size exits 2" \
 	bash -c "'$W/thp-fault' --size-mb ten; test \$? = 2"
-t "zero iterations exits 2" \
+check "zero iterations exits 2" \
 	bash -c "'$W/memset-order' --iterations 0; test \$? = 2"
-t "bad choice exits 2" \
+check "bad choice exits 2" \
 	bash -c "'$W/thp-fault' --madvise sometimes; test \$? = 2"
 check_fail() {
 	"$W/thp-fault" --size-mb 3 >"$tmp/fail.out" 2>/dev/null
@@ -140,27 +128,27 @@ assert r["type"] == "failure" and "even" in r["reason"], r
 assert r["workload"] == "thp-fault" and r["params"]["size-mb"] == 3, r
 ' "$tmp/fail.out"
 }
-t "self-reported failure: JSON failure record and exit 3" check_fail
-t "mremap --pud-mb over 1024 refused" \
+check "self-reported failure: JSON failure record and exit 3" check_fail
+check "mremap --pud-mb over 1024 refused" \
 	bash -c "'$W/mremap' --pud-mb 2048 >/dev/null; test \$? = 3"
-t "page-zero-check --nonzero-at out of range refused" \
+check "page-zero-check --nonzero-at out of range refused" \
 	bash -c "'$W/page-zero-check' --nonzero-at 4096 >/dev/null; test \$? = 3"
-t "pinning to a CPU that does not exist is a failure" \
+check "pinning to a CPU that does not exist is a failure" \
 	bash -c "'$W/page-zero-check' --checks 10 --cpu 4095 >/dev/null; test \$? = 3"
 
-t "bench without --native is a usage error" \
+check "bench without --native is a usage error" \
 	bash -c "'$B/kregress' bench '$tmp/small.plan'; test \$? = 2"
 printf 'kregress-plan 1\nfrob\n' >"$tmp/bad.plan"
-t "bench refuses a bad plan with its line" \
+check "bench refuses a bad plan with its line" \
 	bash -c "'$B/kregress' bench --native '$tmp/bad.plan' 2>&1 | grep -q 'line 2: unknown directive'"
-t "bench with a workload dir without init fails clearly" \
+check "bench with a workload dir without init fails clearly" \
 	bash -c "'$B/kregress' bench --native --workloads '$tmp' '$tmp/small.plan' 2>&1 | grep -q 'no executable'"
 
 # The aarch64 set: no user-mode emulator here, so check what was built.
 if [ -d "$B/workloads/aarch64" ]; then
 	for f in init thp-fault memset-order mremap zero-swap page-zero-check; do
-		t "aarch64/$f is a static arm64 executable" bash -c \
+		check "aarch64/$f is a static arm64 executable" bash -c \
 		  "file '$B/workloads/aarch64/$f' | grep -q 'ARM aarch64.*statically linked'"
 	done
 fi
-echo "1..$n"
+done_testing

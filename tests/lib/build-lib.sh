@@ -1,28 +1,5 @@
-# build-lib.sh - shared by the build tests: TAP helpers and set-up.
-
-n=0
-failed=0
-plan() { echo "1..$1"; }
-ok() {	# status description
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-	fi
-}
-is() {	# got want description
-	n=$((n + 1))
-	if [ "$1" = "$2" ]; then
-		echo "ok $n - $3"
-	else
-		echo "not ok $n - $3"
-		echo "# got '$1', want '$2'"
-		failed=$((failed + 1))
-	fi
-}
-skip_all() { echo "1..0 # SKIP $1"; exit 0; }
+# build-lib.sh - shared by the build tests (sourced after tap.sh): a
+# deterministic git commit, and the build user and sandbox they need.
 
 git_commit() {	# message; deterministic author and date
 	GIT_AUTHOR_NAME=kregress GIT_AUTHOR_EMAIL=kregress@localhost \

@@ -1,37 +1,19 @@
-# lib-runner.sh - shared set-up of the runner's slow tests (sourced).
+# lib-runner.sh - shared set-up of the runner's slow tests (sourced after
+# tap.sh).
 #
-# Gives each test: TAP helpers, a temporary directory, a domain-name prefix
-# of its own (so parallel test runs on one libvirtd never reap each other's
-# domains), the development kernel for an arch (tests/fixtures/devkernel.sh,
-# built once into a cache outside the clone), and an initramfs holding the
-# test init (tests/fixtures/testinit.c) built statically for that arch.
+# Gives each test: a domain-name prefix of its own (so parallel test runs
+# on one libvirtd never reap each other's domains, and whatever is left
+# under it is reaped at exit), the development kernel for an arch
+# (tests/fixtures/devkernel.sh, built once into a cache outside the
+# clone), and an initramfs holding the test init (tests/fixtures/testinit.c)
+# built statically for that arch.
 set -u
 : "${KREGRESS_BUILD:?}" "${KREGRESS_SRC:?}"
 KREGRESS=$KREGRESS_BUILD/kregress
-tmp=$(mktemp -d /tmp/kregress-slow.XXXXXX)
 # QEMU runs as libvirt-qemu: it must be able to reach kernels and initrds.
 chmod 755 "$tmp"
 export KREGRESS_VM_PREFIX=kregress-t$$-
-n=0
-failed=0
-ok() {	# ok COND-STATUS DESCRIPTION
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-	fi
-}
-skip_all() {
-	echo "1..0 # SKIP $*"
-	exit 0
-}
-cleanup_runner() {
-	"$KREGRESS" host reap >/dev/null 2>&1
-	[ -n "${KEEP_TMP:-}" ] || rm -rf "$tmp"
-}
-trap cleanup_runner EXIT
+at_exit '"$KREGRESS" host reap >/dev/null 2>&1'
 
 need_libvirt() {
 	[ "$(id -u)" = 0 ] || skip_all "needs root for qemu:///system"

@@ -8,41 +8,10 @@
 # directory.
 set -u
 
+. "$KREGRESS_SRC/tests/lib/tap.sh"
+
 kregress=$KREGRESS_BUILD/kregress
 fixture=$KREGRESS_SRC/tests/lib/apply-fixture.sh
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-n=0 failed=0
-
-ok() {	# ok STATUS DESCRIPTION
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-	fi
-}
-
-is() {	# is GOT WANT DESCRIPTION
-	if [ "$1" = "$2" ]; then
-		ok 0 "$3"
-	else
-		ok 1 "$3"
-		echo "#   got: $1"
-		echo "#  want: $2"
-	fi
-}
-
-like() {	# like TEXT FIXED-STRING DESCRIPTION
-	if grep -qF -- "$2" <<<"$1"; then
-		ok 0 "$3"
-	else
-		ok 1 "$3"
-		echo "#   in: $1" | head -20
-		echo "#  want: $2"
-	fi
-}
 
 export GIT_AUTHOR_NAME="Test Author" GIT_AUTHOR_EMAIL=author@example.org
 export GIT_COMMITTER_NAME="Test Author" GIT_COMMITTER_EMAIL=author@example.org
@@ -219,5 +188,4 @@ done
 ok $([ ! -e /etc/kregress-pwned ] && [ ! -e "$tree/../../etc/x" ]; echo $?) \
 	"nothing was written outside the tree"
 
-echo "1..$n"
-exit $(( failed ? 1 : 0 ))
+done_testing

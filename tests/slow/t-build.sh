@@ -4,11 +4,10 @@
 # must recompile exactly its object, a patch that breaks the build, and
 # patches whose Makefile reaches for the network or writes outside, which
 # the sandbox blocks.  ccache (in the cache directory) makes reruns fast.
+. "$KREGRESS_SRC/tests/lib/tap.sh"
 . "$KREGRESS_SRC/tests/lib/build-lib.sh"
 . "$KREGRESS_SRC/tests/lib/linux-tree.sh"
 
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 export KREGRESS_CACHE=${KREGRESS_CACHE:-/var/cache/kregress}
 export KREGRESS_CONFIG_DIR=$KREGRESS_SRC/builders/configs
 build_user_setup
@@ -121,4 +120,4 @@ kb $arch "$evil"
 is $? 1 "a Makefile writing to /var/tmp fails its build"
 ! ls /var/tmp/kregress-escaped-* >/dev/null 2>&1
 ok $? "nothing was written to /var/tmp"
-exit $(( failed > 0 ))
+done_testing

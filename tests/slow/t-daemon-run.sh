@@ -8,25 +8,17 @@
 # again, and a domain left over from the dead daemon is destroyed when the
 # next one starts.  A patch that makes the kernel panic at boot ends
 # boot-failed with the panic in the reason.
+. "$KREGRESS_SRC/tests/lib/tap.sh"
+. "$KREGRESS_SRC/tests/lib/daemon.sh"
 . "$KREGRESS_SRC/tests/lib/build-lib.sh"
 . "$KREGRESS_SRC/tests/lib/linux-tree.sh"
 set -u
-: "${KREGRESS_BUILD:?}"
-PY=/usr/bin/python3
-KD=$KREGRESS_BUILD/kregressd
 KR=$KREGRESS_BUILD/kregress
-tmp=$(mktemp -d /tmp/t-daemon-run.XXXXXX)
-pid=
 export KREGRESS_VM_PREFIX=kregress-t$$-
 export KREGRESS_CACHE=${KREGRESS_CACHE:-/var/cache/kregress}
 export KREGRESS_CONFIG_DIR=$KREGRESS_SRC/builders/configs
 export KREGRESS_TOKEN=run-token-0123456789abcdef
-cleanup() {
-	[ -n "$pid" ] && { kill -9 "$pid"; wait "$pid"; } 2>/dev/null
-	"$KR" host reap >/dev/null 2>&1
-	[ -n "${KEEP_TMP:-}" ] || rm -rf "$tmp"
-}
-trap cleanup EXIT
+at_exit '"$KR" host reap >/dev/null 2>&1'
 
 [ "$(id -u)" = 0 ] || skip_all "needs root for qemu:///system"
 timeout 20 virsh -c qemu:///system version >/dev/null 2>&1 ||
@@ -39,33 +31,9 @@ base=$(git -C "$tree" rev-parse HEAD)
 
 plan 23
 
-sql() {
-	sqlite3 -cmd ".timeout 10000" "$tmp/state/kregress.db" "$1"
-}
 domains() {	# the test's running domains, one per line
 	virsh -c qemu:///system list --name 2>/dev/null |
 		grep "^$KREGRESS_VM_PREFIX"
-}
-# wait_final SECONDS ID: until series ID is in a final status; prints it.
-wait_final() {
-	local i st=
-	for ((i = 0; i < $1 * 5; i++)); do
-		st=$(sql "SELECT status FROM series WHERE id = ${2:-0}")
-		case $st in
-		done | *failed | does-not-apply | incomplete) break ;;
-		esac
-		sleep 0.2
-	done
-	echo "$st"
-}
-start_daemon() {
-	"$KD" -c "$tmp/config.json" 2>>"$tmp/daemon.log" &
-	pid=$!
-	for _ in $(seq 100); do
-		grep -q "ready: pid $pid" "$tmp/daemon.log" && return 0
-		sleep 0.1
-	done
-	return 1
 }
 # mbox MSGID SUBJECT PATH < CONTENT: a git format-patch mail of a commit
 # on the base that replaces PATH.
@@ -78,8 +46,6 @@ mbox() {
 		sed "s/^Subject: .*/&\nMessage-ID: <$1@example.org>/"
 }
 
-port=$($PY -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-SRV=http://127.0.0.1:$port
 # A short plan: the daemon's default TCG plan takes minutes per boot.
 cat >"$tmp/short.plan" <<'PLAN'
 kregress-plan 1
@@ -93,7 +59,7 @@ cat >"$tmp/config.json" <<CFG
 {
 	"state_dir": "$tmp/state",
 	"api": {
-		"listen": "127.0.0.1:$port",
+		"listen": "127.0.0.1:0",
 		"tokens": [ { "name": "test", "value": "$KREGRESS_TOKEN" } ]
 	},
 	"trees": [ { "name": "linux-6.1", "path": "$tree",
@@ -130,7 +96,7 @@ git -C "$tree" show "$base:init/main.c" |
 grep -q 'kregress test: this patch panics' "$tmp/panic.mbox"
 ok $? "two series made with git format-patch on the 6.1 tree"
 
-start_daemon
+daemon_start
 ok $? "kregressd started"
 "$KR" submit --server "$SRV" "$tmp/good.mbox" >"$tmp/out" 2>&1
 id=$(sed -n 's/^submitted series \([0-9]*\).*/\1/p' "$tmp/out")
@@ -149,9 +115,7 @@ done
 dom=$(domains)
 test -n "$dom"
 ok $? "a boot of the series is running ($dom; series $st)"
-kill -9 "$pid"
-wait "$pid" 2>/dev/null
-pid=
+daemon_stop 9
 # libvirtd destroys the killed daemon's guest when its connection drops
 # (START_AUTODESTROY), or the guest ends by itself; the start-up reaper is
 # for what outlives both (a remote host, a libvirtd restart).  A paused
@@ -166,14 +130,14 @@ XML
 virsh -c qemu:///system create "$tmp/leftover.xml" --paused >/dev/null
 ok $? "a leftover domain of the dead daemon is there"
 
-start_daemon
+daemon_start
 ok $? "kregressd restarted"
 grep -Eq "destroyed [0-9]+ domains? left by an earlier daemon" \
 	"$tmp/daemon.log"
 ok $? "at start-up the leftover domain is destroyed"
 test -z "$(domains | grep -x -e "$dom" -e "${KREGRESS_VM_PREFIX}leftover")"
 ok $? "neither the leftover nor the killed boot's guest is left"
-st=$(wait_final 1200 "$id")
+st=$(wait_status "$id" 1200)
 is "$st|$(sql "SELECT status_reason FROM series WHERE id = $id")" \
 	"failed|report: not implemented yet" \
 	"the series went through run and analyze (report is not written yet)"
@@ -214,7 +178,7 @@ sed 's/^/# /' "$tmp/results" | head -20
 
 "$KR" submit --server "$SRV" "$tmp/panic.mbox" >"$tmp/out" 2>&1
 id2=$(sed -n 's/^submitted series \([0-9]*\).*/\1/p' "$tmp/out")
-st=$(wait_final 1200 "$id2")
+st=$(wait_status "$id2" 1200)
 reason=$(sql "SELECT status_reason FROM series WHERE id = ${id2:-0}")
 test "$st" = boot-failed &&
 	echo "$reason" | grep -q "^run: x86_64: the patched kernel did not boot .*kregress test: this patch panics at boot"
@@ -223,12 +187,10 @@ is "$(sql "SELECT group_concat(DISTINCT status) FROM boot
 	WHERE series_id = ${id2:-0} AND side = 'patched'")" panic \
 	"its patched boots are recorded as panics"
 
-kill -TERM "$pid"
-wait "$pid"
+daemon_stop TERM
 is $? 0 "SIGTERM: the daemon exits cleanly"
-pid=
-if [ "$failed" -gt 0 ]; then
+if [ "$tap_failed" -gt 0 ]; then
 	echo "# daemon log (tail):"
 	tail -40 "$tmp/daemon.log" | sed 's/^/#   /'
 fi
-exit $((failed > 0))
+done_testing

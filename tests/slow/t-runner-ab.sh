@@ -3,21 +3,19 @@
 # same libvirtd through qemu+tcp): seeded ABBA rounds spread over both
 # hosts, every boot's samples parsed, a verdict per metric at the end.
 # Base and patched are the same kernel (an A/A run).
+. "$KREGRESS_SRC/tests/lib/tap.sh"
 . "$KREGRESS_SRC/tests/slow/lib-runner.sh"
 need_libvirt
-kernel=$(kernel_for x86_64) || { echo "Bail out! no x86_64 kernel"; exit 1; }
+kernel=$(kernel_for x86_64) || bail_out "no x86_64 kernel"
 initrd_workloads x86_64 "$tmp/wl.cpio.gz" ||
-	{ echo "Bail out! no workloads"; exit 1; }
-echo "1..7"
+	bail_out "no workloads"
+plan 7
 port=$((20000 + ($$ + 7) % 20000))
 /usr/bin/python3 "$KREGRESS_SRC/tests/fixtures/tcp2unix.py" "$port" \
 	/var/run/libvirt/libvirt-sock "$tmp/relay.pid" &
 relay=$!
-trap 'kill $relay 2>/dev/null; cleanup_runner' EXIT
-for i in $(seq 50); do
-	[ -s "$tmp/relay.pid" ] && break
-	sleep 0.1
-done
+at_exit 'kill $relay'
+wait_for 5 test -s "$tmp/relay.pid"
 cat >"$tmp/plan" <<'PLAN'
 kregress-plan 1
 timeout 60
@@ -50,4 +48,4 @@ test "$(grep -Ec '^boot .*: ok \([1-9][0-9]* values' "$tmp/ab.out")" -ge 8
 ok $? "every boot gave its per-boot values"
 grep -q '^memset-order oneshot .*n=4/4' "$tmp/ab.out"
 ok $? "a verdict per metric with 4 boots per side"
-exit $((failed > 0))
+done_testing

@@ -2,11 +2,12 @@
 # t-runner-boot.sh - real libvirt boots under TCG: a clean boot with result
 # lines, a kernel panic (init=/nonexistent), a guest that hangs (destroyed
 # at the timeout), and no domain left behind by any of them.
+. "$KREGRESS_SRC/tests/lib/tap.sh"
 . "$KREGRESS_SRC/tests/slow/lib-runner.sh"
 need_libvirt
-kernel=$(kernel_for x86_64) || { echo "Bail out! no x86_64 kernel"; exit 1; }
-initrd_for x86_64 "$tmp/initrd" || { echo "Bail out! no initrd"; exit 1; }
-echo "1..13"
+kernel=$(kernel_for x86_64) || bail_out "no x86_64 kernel"
+initrd_for x86_64 "$tmp/initrd" || bail_out "no initrd"
+plan 13
 
 # 1. A clean boot prints the guest's lines and ends by itself.
 timeout 120 "$KREGRESS" boot --kernel "$kernel" --initrd "$tmp/initrd" \
@@ -56,4 +57,4 @@ ok $? "hang: destroyed at the deadline (${took}s)"
 count=$(virsh -c qemu:///system list --name | grep -c "^$KREGRESS_VM_PREFIX")
 test "$count" = 0
 ok $? "no domain left behind"
-exit $((failed > 0))
+done_testing

@@ -6,6 +6,7 @@
 # one above 0 and below the plan's 60 s (a *_cpu sample of ~1.8e19 ns was
 # an unchecked clock read), and the guest must keep time with a real
 # clocksource (x86 without ACPI fell back to jiffies and read 0 ns).
+. "$KREGRESS_SRC/tests/lib/tap.sh"
 . "$KREGRESS_SRC/tests/slow/lib-runner.sh"
 need_libvirt
 cat >"$tmp/plan" <<'PLAN'
@@ -18,11 +19,11 @@ PLAN
 arches="x86_64"
 [ -x "$KREGRESS_BUILD/workloads/aarch64/init" ] &&
 	[ "${KREGRESS_SKIP_ARM64:-}" != 1 ] && arches="$arches arm64"
-echo "1..$((7 * $(echo $arches | wc -w)))"
+plan $((7 * $(echo $arches | wc -w)))
 for arch in $arches; do
-	kernel=$(kernel_for $arch) || { echo "Bail out! no $arch kernel"; exit 1; }
+	kernel=$(kernel_for $arch) || bail_out "no $arch kernel"
 	initrd_workloads $arch "$tmp/wl-$arch.cpio.gz" ||
-		{ echo "Bail out! no $arch workloads"; exit 1; }
+		bail_out "no $arch workloads"
 	timeout 300 "$KREGRESS" boot --kernel "$kernel" --arch $arch \
 		--initrd "$tmp/wl-$arch.cpio.gz" --plan "$tmp/plan" \
 		--accel tcg --timeout 240 --log "$tmp/$arch.log" \
@@ -49,4 +50,4 @@ sys.exit(1 if bad else 0)'
 	ok $? "$arch: the guest keeps time with a real clocksource"
 	grep '_s: ' "$tmp/$arch.out" | sed "s/^/# $arch /"
 done
-exit $((failed > 0))
+done_testing

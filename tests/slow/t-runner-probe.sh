@@ -3,11 +3,12 @@
 # come back within its bound with a working accel (on the development
 # machine nested KVM cannot boot Linux, so TCG), and say what happened to
 # the KVM attempt.  Also: the probe on a URI nobody answers fails fast.
+. "$KREGRESS_SRC/tests/lib/tap.sh"
 . "$KREGRESS_SRC/tests/slow/lib-runner.sh"
 need_libvirt
-kernel=$(kernel_for x86_64) || { echo "Bail out! no x86_64 kernel"; exit 1; }
-initrd_for x86_64 "$tmp/initrd" || { echo "Bail out! no initrd"; exit 1; }
-echo "1..7"
+kernel=$(kernel_for x86_64) || bail_out "no x86_64 kernel"
+initrd_for x86_64 "$tmp/initrd" || bail_out "no initrd"
+plan 7
 
 start=$(date +%s)
 timeout 150 "$KREGRESS" host probe qemu:///system --kernel "$kernel" \
@@ -43,4 +44,4 @@ test $rc = 1
 ok $? "a host that does not answer: exit 1 (got $rc)"
 test $took -lt 30
 ok $? "... quickly (${took}s)"
-exit $((failed > 0))
+done_testing

@@ -8,14 +8,18 @@
 # Without the daemon (the store branch is not merged into runner yet), the
 # "process" is `kregress boot` and the "next start" is `kregress host reap`
 # followed by the boot again.
+. "$KREGRESS_SRC/tests/lib/tap.sh"
 . "$KREGRESS_SRC/tests/slow/lib-runner.sh"
 need_libvirt
-kernel=$(kernel_for x86_64) || { echo "Bail out! no x86_64 kernel"; exit 1; }
-initrd_for x86_64 "$tmp/initrd" || { echo "Bail out! no initrd"; exit 1; }
-echo "1..7"
+kernel=$(kernel_for x86_64) || bail_out "no x86_64 kernel"
+initrd_for x86_64 "$tmp/initrd" || bail_out "no initrd"
+plan 7
 
 count() {
 	virsh -c qemu:///system list --name | grep -c "^$1"
+}
+no_domain() {
+	[ "$(count "$KREGRESS_VM_PREFIX")" = 0 ]
 }
 
 # 1. kill -9 while the guest runs (a hanging guest: it would run for 300 s).
@@ -23,18 +27,12 @@ count() {
 	--accel tcg --timeout 300 --cmdline krtest=hang \
 	--log "$tmp/killed.log" >"$tmp/killed.out" 2>&1 &
 pid=$!
-for i in $(seq 300); do
-	grep -q 'KREGRESS-TEST start' "$tmp/killed.log" 2>/dev/null && break
-	sleep 0.2
-done
+wait_for 60 grep -q 'KREGRESS-TEST start' "$tmp/killed.log" 2>/dev/null
 test "$(count "$KREGRESS_VM_PREFIX")" = 1
 ok $? "the domain runs (guest reached init)"
 kill -9 $pid
 wait $pid 2>/dev/null
-for i in $(seq 100); do
-	[ "$(count "$KREGRESS_VM_PREFIX")" = 0 ] && break
-	sleep 0.1
-done
+wait_for 10 no_domain
 echo "# after kill -9: $(count "$KREGRESS_VM_PREFIX") domain(s) left before" \
 	"the reaper (0: libvirt's autodestroy got it)"
 timeout 60 "$KREGRESS" host reap >"$tmp/reap.out" 2>&1
@@ -69,4 +67,4 @@ ok $? "the leftover is reaped"
 test "$(count "$bystander")" = 1
 ok $? "the bystander is left alone"
 virsh -c qemu:///system destroy "$bystander" >/dev/null 2>&1
-exit $((failed > 0))
+done_testing

@@ -3,21 +3,19 @@
 # TCP (qemu+tcp://127.0.0.1:PORT/system, relayed on loopback to the local
 # libvirtd by tests/fixtures/tcp2unix.py): the kernel and initramfs travel
 # as storage-volume uploads, the console comes back over the stream.
+. "$KREGRESS_SRC/tests/lib/tap.sh"
 . "$KREGRESS_SRC/tests/slow/lib-runner.sh"
 need_libvirt
-kernel=$(kernel_for x86_64) || { echo "Bail out! no x86_64 kernel"; exit 1; }
-initrd_for x86_64 "$tmp/initrd" || { echo "Bail out! no initrd"; exit 1; }
-echo "1..7"
+kernel=$(kernel_for x86_64) || bail_out "no x86_64 kernel"
+initrd_for x86_64 "$tmp/initrd" || bail_out "no initrd"
+plan 7
 
 port=$((20000 + $$ % 20000))
 /usr/bin/python3 "$KREGRESS_SRC/tests/fixtures/tcp2unix.py" "$port" \
 	/var/run/libvirt/libvirt-sock "$tmp/relay.pid" &
 relay=$!
-trap 'kill $relay 2>/dev/null; cleanup_runner' EXIT
-for i in $(seq 50); do
-	[ -s "$tmp/relay.pid" ] && break
-	sleep 0.1
-done
+at_exit 'kill $relay'
+wait_for 5 test -s "$tmp/relay.pid"
 uri="qemu+tcp://127.0.0.1:$port/system"
 
 timeout 60 virsh -c "$uri" version >/dev/null 2>&1
@@ -52,4 +50,4 @@ timeout 180 "$KREGRESS" boot --host "$uri" --kernel "$kernel" \
 	test "$(virsh -c "$uri" vol-list kregress | grep -c kregress-)" = "$before" &&
 	test "$(stat -c %Y.%y "$vpath")" = "$mtime"
 ok $? "a second boot reuses the volumes (not written again)"
-exit $((failed > 0))
+done_testing

@@ -3,8 +3,9 @@
  * ephemeral port: every route, every error status, bad JSON, oversized
  * bodies (announced and chunked), wrong tokens, unknown ids and routes,
  * paging and filters, metrics, and that a failed submission writes
- * nothing.  Requests go through client.c (libcurl) or, where headers or
- * framing matter, a raw socket.
+ * nothing; targets with a NUL or a control character, and requests whose
+ * framing is ambiguous (smuggling).  Requests go through client.c
+ * (libcurl) or, where headers or framing matter, a raw socket.
  */
 #include <arpa/inet.h>
 #include <pthread.h>
@@ -22,6 +23,7 @@
 #include "client.h"
 #include "db.h"
 #include "db_series.h"
+#include "dbquery.h"
 #include "strbuf.h"
 #include "tap.h"
 
@@ -99,17 +101,32 @@ static int raw(const char *request, size_t len, struct strbuf *out)
 	return 0;
 }
 
-static long long count(const char *sql)
+/* The status of a raw GET of target (sent as it is); *out the answer. */
+static int raw_get(const char *target, struct strbuf *out)
 {
-	sqlite3_stmt *st;
-	long long v = -1;
+	struct strbuf r = STRBUF_INIT;
+	int status = -1;
 
-	if (sqlite3_prepare_v2(db_sqlite(db), sql, -1, &st, NULL) != SQLITE_OK)
-		return -1;
-	if (sqlite3_step(st) == SQLITE_ROW)
-		v = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return v;
+	strbuf_reset(out);
+	strbuf_addf(&r, "GET %s HTTP/1.1\r\nHost: x\r\nConnection: close"
+		    "\r\n\r\n", target);
+	if (!raw(r.buf, 0, out))
+		sscanf(out->buf, "HTTP/1.1 %d", &status);
+	strbuf_release(&r);
+	return status;
+}
+
+/* How many responses (status lines) out holds. */
+static int responses(const struct strbuf *out)
+{
+	const char *p = out->buf;
+	int n = 0;
+
+	while ((p = strstr(p, "HTTP/1.1 "))) {
+		n++;
+		p++;
+	}
+	return n;
 }
 
 static const char mbox[] =
@@ -158,7 +175,7 @@ static void test_auth(void)
 	   "401 carries WWW-Authenticate");
 	ok(strstr(out.buf, "application/json") != NULL, "401 is JSON");
 	strbuf_release(&out);
-	is_int(count("SELECT count(*) FROM series"), 0,
+	is_int(q_int(db, "SELECT count(*) FROM series"), 0,
 	       "refused submissions wrote nothing");
 }
 
@@ -213,9 +230,9 @@ static void test_bad_bodies(void)
 		   cases[i].what);
 		json_decref(doc);
 	}
-	is_int(count("SELECT count(*) FROM series"), 0,
+	is_int(q_int(db, "SELECT count(*) FROM series"), 0,
 	       "bad bodies wrote no series");
-	is_int(count("SELECT count(*) FROM job"), 0, "... and no job");
+	is_int(q_int(db, "SELECT count(*) FROM job"), 0, "... and no job");
 }
 
 static void test_oversized(void)
@@ -265,9 +282,9 @@ static void test_oversized(void)
 	memcpy(big, "From: x\n\n", 9);
 	is_int(req("POST", "/api/v1/series", TOKEN, "application/mbox", big,
 		   BODY_MAX, NULL), 202, "body of exactly the cap: 202");
-	is_int(count("SELECT count(*) FROM series"), 1,
+	is_int(q_int(db, "SELECT count(*) FROM series"), 1,
 	       "only the body within the cap was stored");
-	is_int(count("SELECT length(mbox) FROM series"), BODY_MAX,
+	is_int(q_int(db, "SELECT length(mbox) FROM series"), BODY_MAX,
 	       "... completely");
 	db_exec(db, "DELETE FROM series");
 	strbuf_release(&out);
@@ -308,12 +325,12 @@ static long long submit_ok(void)
 	ok(strstr(out.buf, want) != NULL, "202 carries Location");
 	strbuf_release(&out);
 
-	is_int(count("SELECT count(*) FROM series"), 3, "three series stored");
-	is_int(count("SELECT count(*) FROM job WHERE kind = 'fetch' AND "
+	is_int(q_int(db, "SELECT count(*) FROM series"), 3, "three series stored");
+	is_int(q_int(db, "SELECT count(*) FROM job WHERE kind = 'fetch' AND "
 		     "state = 'queued'"), 3, "one queued fetch job each");
-	is_int(count("SELECT count(DISTINCT series_id) FROM job"), 3,
+	is_int(q_int(db, "SELECT count(DISTINCT series_id) FROM job"), 3,
 	       "... for three different series");
-	is_int(count("SELECT length(mbox) FROM series WHERE source_url IS "
+	is_int(q_int(db, "SELECT length(mbox) FROM series WHERE source_url IS "
 		     "NULL"), strlen(mbox), "the mbox is stored whole");
 	return id1;
 }
@@ -383,6 +400,103 @@ static void test_routes(void)
 	    "Connection: close\r\n\r\n", 0, &out);
 	ok(!strncmp(out.buf, "HTTP/1.1 200", 12) && !strchr(out.buf, '{'),
 	   "HEAD is served by the GET route, without a body");
+	strbuf_release(&out);
+}
+
+/*
+ * The router decodes each segment of the target as sent: a NUL or a
+ * control character is refused for every route (libmicrohttpd's decoded
+ * URL stops at a %00, so "ID%00/samples" used to read as "ID"), and an
+ * escaped '/' is not a separator.
+ */
+static void test_targets(long long id)
+{
+	struct strbuf out = STRBUF_INIT;
+	char t[128];
+
+	snprintf(t, sizeof(t), "/api/v1/series/%lld%%00/samples", id);
+	is_int(raw_get(t, &out), 400, "%%00 in a segment: 400, not the series");
+	ok(strstr(out.buf, "\"bad-path\"") &&
+	   strstr(out.buf, "a control character (%00)"),
+	   "... a bad-path error naming the byte");
+	snprintf(t, sizeof(t), "/api/v1/series/%lld%%00", id);
+	is_int(raw_get(t, &out), 400, "%%00 at the end of the path: 400");
+	snprintf(t, sizeof(t), "/api/v1/series/%lld%%0a", id);
+	is_int(raw_get(t, &out), 400, "%%0a in a segment: 400");
+	snprintf(t, sizeof(t), "/api/v1/series/%lld%%2", id);
+	is_int(raw_get(t, &out), 400, "malformed %%-escape: 400");
+	ok(strstr(out.buf, "a malformed %-escape") != NULL,
+	   "... named as such");
+	is_int(raw_get("/api/v1/series?status=queued%00x", &out), 400,
+	       "%%00 in a query argument: 400, not a cut-off filter");
+	snprintf(t, sizeof(t), "/api/v1/series/%lld%%2Fsamples", id);
+	is_int(raw_get(t, &out), 404, "%%2F is data, not a separator: 404");
+	snprintf(t, sizeof(t), "/api/v1/%%73eries/%lld", id);
+	is_int(raw_get(t, &out), 200, "an escaped letter still routes: 200");
+	snprintf(t, sizeof(t), "\"id\":%lld", id);
+	ok(strstr(out.buf, t) != NULL, "... to the series");
+	strbuf_release(&out);
+}
+
+/*
+ * Requests whose body length two parsers could read differently are
+ * refused whole, with the connection closed: the bytes after the first
+ * body are never served as a second request.
+ */
+static void test_framing(void)
+{
+	static const char smuggled[] =
+		"GET /api/v1/health HTTP/1.1\r\nHost: x\r\n"
+		"Connection: close\r\n\r\n";
+	/* Each ends with a header whose value is what a front end could
+	 * read as the body: the smuggled request, after an empty chunked
+	 * body when chunked. */
+	static const struct {
+		const char *headers, *what;
+		int chunked;
+	} framing[] = {
+		{ "Content-Length: 0\r\nContent-Length: ",
+		  "two Content-Length", 0 },
+		{ "Transfer-Encoding: chunked\r\nContent-Length: ",
+		  "Transfer-Encoding and Content-Length", 1 },
+		{ "Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked"
+		  "\r\nX-Length: ", "two Transfer-Encoding", 1 },
+		{ "Transfer-Encoding: identity\r\nX-Length: ",
+		  "Transfer-Encoding: identity", 0 },
+		{ "Content-Length : ", "a blank before the colon", 0 },
+	};
+	struct strbuf r = STRBUF_INIT, out = STRBUF_INIT;
+	size_t i;
+
+	for (i = 0; i < sizeof(framing) / sizeof(framing[0]); i++) {
+		const char *what = framing[i].what;
+		const char *end = framing[i].chunked ? "0\r\n\r\n" : "";
+
+		strbuf_reset(&r);
+		strbuf_reset(&out);
+		strbuf_addf(&r, "POST /api/v1/series HTTP/1.1\r\nHost: x\r\n"
+			    "Authorization: Bearer " TOKEN "\r\n"
+			    "Content-Type: application/json\r\n%s%zu\r\n"
+			    "\r\n%s%s", framing[i].headers,
+			    strlen(end) + strlen(smuggled), end, smuggled);
+		raw(r.buf, r.len, &out);
+		ok(!strncmp(out.buf, "HTTP/1.1 400", 12) &&
+		   strstr(out.buf, "\"bad-framing\"") &&
+		   strstr(out.buf, "Connection: close"),
+		   "%s: 400 bad-framing, connection closed", what);
+		is_int(responses(&out), 1, "%s: the request after it is not "
+		       "served", what);
+	}
+
+	/* Pipelining with one clear length: both requests answered. */
+	strbuf_reset(&r);
+	strbuf_reset(&out);
+	strbuf_addf(&r, "GET /api/v1/health HTTP/1.1\r\nHost: x\r\n"
+		    "Content-Length: 0\r\n\r\n%s", smuggled);
+	raw(r.buf, r.len, &out);
+	is_int(responses(&out), 2, "two pipelined requests with a clear "
+	       "length: both answered");
+	strbuf_release(&r);
 	strbuf_release(&out);
 }
 
@@ -527,7 +641,7 @@ static void test_metrics(void)
 static void test_atomic_submit(void)
 {
 	json_t *doc;
-	long long before = count("SELECT count(*) FROM series");
+	long long before = q_int(db, "SELECT count(*) FROM series");
 
 	db_exec(db, "CREATE TRIGGER no_jobs BEFORE INSERT ON job BEGIN "
 		    "SELECT RAISE(ABORT, 'test: job table refuses'); END");
@@ -535,7 +649,7 @@ static void test_atomic_submit(void)
 	       "submit with a failing job insert: 500");
 	is_str(err_code(doc), "database", "500 error code");
 	json_decref(doc);
-	is_int(count("SELECT count(*) FROM series"), before,
+	is_int(q_int(db, "SELECT count(*) FROM series"), before,
 	       "no series row without its job");
 	db_exec(db, "DROP TRIGGER no_jobs");
 	is_int(post_json(TOKEN, "{\"url\":\"https://x/atomic\"}", NULL), 202,
@@ -557,8 +671,8 @@ static void *submitter(void *arg)
 /* Four clients at once: every worker thread writes on its connection. */
 static void test_concurrent(void)
 {
-	long long series0 = count("SELECT count(*) FROM series");
-	long long jobs0 = count("SELECT count(*) FROM job");
+	long long series0 = q_int(db, "SELECT count(*) FROM series");
+	long long jobs0 = q_int(db, "SELECT count(*) FROM job");
 	long accepted[4] = { 0 };
 	pthread_t t[4];
 	int i;
@@ -569,11 +683,11 @@ static void test_concurrent(void)
 		pthread_join(t[i], NULL);
 	is_int(accepted[0] + accepted[1] + accepted[2] + accepted[3], 100,
 	       "100 concurrent submissions: all 202");
-	is_int(count("SELECT count(*) FROM series") - series0, 100,
+	is_int(q_int(db, "SELECT count(*) FROM series") - series0, 100,
 	       "... 100 new series");
-	is_int(count("SELECT count(*) FROM job") - jobs0, 100,
+	is_int(q_int(db, "SELECT count(*) FROM job") - jobs0, 100,
 	       "... and 100 new jobs");
-	is_int(count("SELECT count(*) FROM series s WHERE source_url = "
+	is_int(q_int(db, "SELECT count(*) FROM series s WHERE source_url = "
 		     "'https://x/concurrent' AND (SELECT count(*) FROM job j "
 		     "WHERE j.series_id = s.id) = 1"), 100,
 	       "... exactly one job per series");
@@ -636,6 +750,8 @@ int main(void)
 	id = submit_ok();
 	test_get(id);
 	test_routes();
+	test_targets(id);
+	test_framing();
 	test_list();
 	test_metrics();
 	test_atomic_submit();

@@ -294,6 +294,8 @@ static void test_series(struct apply_repo *r)
 		apply_series(r, base, &bad, 1, NULL, &res);
 		ok(res.status == APPLY_FAILED,
 		   "a truncated hunk fails: %s", res.reason);
+		is_str(res.failed_file, "a.txt", "the truncated hunk's file");
+		is_str(res.failed_hunk, "@@ -1,3 +1,3 @@", "and the hunk");
 		apply_result_release(&res);
 		patch_init(&bad, "diff --git a/b.txt b/b.txt\nnew file mode "
 			   "100644\n--- /dev/null\n+++ b/b.txt\n@@ -0,0 +1 @@\n"
@@ -433,6 +435,37 @@ static void test_security(struct apply_repo *r)
 		 "mode 100644\n--- /dev/null\n+++ b/l/passwd\n%s", hunk);
 	reject(r, base, diff, "symlink created and written through",
 	       "symbolic link");
+	/* What the scanner (diff.c) did not take is not applied, nor let by */
+	snprintf(diff, sizeof(diff), "diff --git a/n1 b/n1\nnew file mode "
+		 "100644\n--- /dev/null\n+++ b/n1\n%sthanks\n"
+		 "diff --git a/../x b/../x\nnew file mode 100644\n"
+		 "--- /dev/null\n+++ b/../x\n%s", hunk, hunk);
+	reject(r, base, diff, "a header after text after the diff",
+	       "text after the end of the diff: 'thanks'");
+	{
+		static const char nul[] = "diff --git a/n2 b/n2\nnew file "
+			"mode 100644\n--- /dev/null\n+++ b/n2\n@@ -0,0 +1 @@\n"
+			"+a\0b\n";
+		struct apply_patch p;
+		struct apply_result res;
+		int e;
+
+		patch_init(&p, nul, "nul\n");
+		p.diff_len = sizeof(nul) - 1;
+		e = apply_series(r, base, &p, 1, NULL, &res);
+		ok(!e && res.status == APPLY_REJECTED && res.reason &&
+		   strstr(res.reason, "NUL byte at line 6"),
+		   "a NUL byte in a hunk rejected: %s",
+		   res.reason ? res.reason : "(none)");
+		apply_result_release(&res);
+	}
+	/* libgit2 drops the trailing space the headers have: it would
+	 * write a path that was never checked. */
+	snprintf(diff, sizeof(diff), "diff --git a/a.txt b/.git \n"
+		 "similarity index 100%%\nrename from a.txt\n"
+		 "rename to .git \n");
+	reject(r, base, diff, "a rename libgit2 reads differently",
+	       "libgit2 reads the path '.git' that no header");
 	/* A removed line reading "-- x" is content, not a header. */
 	ok(!apply_check_paths("--- a/f\n+++ b/f\n@@ -1,2 +1 @@\n--- /etc/x\n"
 			      " y\n", 43, &why),

@@ -1,7 +1,8 @@
 /*
  * t-config.c - configuration loading: the complete example, defaults,
  * relative paths, and each kind of bad input with the exact one-line
- * message naming the key's path.
+ * message naming the key's path, the parser's own errors (syntax, an
+ * integer too big) included; plan files that cannot be used.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,6 +87,9 @@ static void test_example(void)
 	is_int(cfg->mail.policy, CONFIG_MAIL_OUTBOX, "mail policy");
 	is_int(cfg->limits.workers, 2, "workers");
 	is_int(cfg->limits.log_max_bytes, 16777216, "log_max_bytes");
+	is_int(cfg->limits.api_connections_per_address, 64,
+	       "api_connections_per_address");
+	is_int(cfg->limits.api_header_timeout_s, 10, "api_header_timeout_s");
 out:
 	config_free(cfg);
 	strbuf_release(&path);
@@ -119,6 +123,12 @@ static void test_defaults(void)
 	       "outbox under state_dir");
 	is_int(cfg->limits.workers, 2, "default workers");
 	is_int(cfg->limits.boot_timeout_s, 300, "default boot timeout");
+	is_int(cfg->limits.api_connections, 1000, "default API connections");
+	is_int(cfg->limits.api_connections_per_address, 64,
+	       "default API connections per address");
+	is_int(cfg->limits.api_header_timeout_s, 10,
+	       "default header deadline");
+	is_int(cfg->limits.api_idle_timeout_s, 30, "default idle timeout");
 	config_free(cfg);
 
 	cfg = good("{\"state_dir\": \"state\", \"api\": {\"listen\": "
@@ -141,6 +151,12 @@ static void test_defaults(void)
 	is_int(cfg->hosts[0].arch, CONFIG_ARCH_ARM64,
 	       "default host takes the configured arch");
 	config_free(cfg);
+
+	cfg = good("{\"api\": {\"listen\": \"127.0.0.1:0\"}}", "port 0");
+	if (!cfg)
+		return;
+	is_int(cfg->api.port, 0, "port 0: the kernel picks a free one");
+	config_free(cfg);
 	config_free(NULL);
 }
 
@@ -155,8 +171,24 @@ static void test_bad(void)
 	bad("[]", "config.json: the top level must be a JSON object",
 	    "top level an array");
 	bad("{\"state_dir\": \"/a\",\n \"state_dir\": \"/b\"}",
-	    "config.json: line 2 column 12: duplicate object key near "
-	    "'\"state_dir\"'", "duplicate key");
+	    "config.json: state_dir: line 2 column 12: duplicate object key "
+	    "near '\"state_dir\"'", "duplicate key");
+	bad("{\"hosts\": [" H0 ", {\"name\": \"b\", \"name\": \"c\"}]}",
+	    "config.json: hosts[1].name: line 1 column 84: duplicate object "
+	    "key near '\"name\"'", "duplicate nested key");
+	bad("{\"api\": {\"listen\": \"127.0.0.1:80\"},\n \"limits\": "
+	    "{\"workers\": 2, \"build_timeout_s\": 1000000000000000000000}}",
+	    "config.json: limits.build_timeout_s: line 2 column 67: too big "
+	    "integer", "integer too big");
+	bad("{\"stats\": {\"alpha\": 1e999}}", "config.json: stats.alpha: "
+	    "line 1 column 25: real number overflow near '1e999'",
+	    "real number too big");
+	bad("{\"limits\": {\"workers\": 1e30}}", "config.json: "
+	    "limits.workers: expected an integer, not a number",
+	    "1e30 for an integer");
+	bad("{\"lists\": [{\"name\": \"mm\",}]}", "config.json: lists[0]: "
+	    "line 1 column 26: string or '}' expected near '}'",
+	    "syntax error inside an array's object");
 	bad("{\"bogus\": 1}", "config.json: bogus: unknown key",
 	    "unknown top-level key");
 	bad("{\"hosts\": [" H0 ", {\"name\":\"b\",\"uri\":\"qemu:///system\","
@@ -203,10 +235,10 @@ static void test_bad(void)
 	    "boolean for a string");
 	bad("{\"api\": {\"listen\": \"8080\"}}", "config.json: api.listen: "
 	    "not HOST:PORT (an IPv4 address, [IPv6] or localhost, and a port "
-	    "1-65535)", "listen without host");
+	    "0-65535)", "listen without host");
 	bad("{\"api\": {\"listen\": \"127.0.0.1:99999\"}}", "config.json: "
 	    "api.listen: not HOST:PORT (an IPv4 address, [IPv6] or "
-	    "localhost, and a port 1-65535)", "port out of range");
+	    "localhost, and a port 0-65535)", "port out of range");
 	bad("{\"api\": {\"tokens\": [{\"name\": \"x\", "
 	    "\"value\": \"short\"}]}}",
 	    "config.json: api.tokens[0].value: token too short (at least 16 "
@@ -265,8 +297,99 @@ static void test_bad(void)
 	    "mail.smtp_url: not an smtp:// or smtps:// URL", "bad SMTP URL");
 	bad("{\"database\": \"\"}", "config.json: database: empty path",
 	    "empty path");
-	bad("{\"state_dir\": \"a\\u0000b\"}", "config.json: line 1 column 24: "
-	    "NUL character (\\u0000) in a string", "NUL in a string");
+	bad("{\"state_dir\": \"a\\u0000b\"}", "config.json: state_dir: line 1 "
+	    "column 24: NUL character (\\u0000) in a string",
+	    "NUL in a string");
+	bad("{\"trees\": []}", "config.json: trees: empty: no series could "
+	    "be applied (leave the key out to run without a tree)",
+	    "empty trees");
+	bad("{\"plans\": {\"arm64\": {\"tcg\": \"/nonexistent/x.plan\"}}}",
+	    "config.json: plans.arm64.tcg: /nonexistent/x.plan: No such file "
+	    "or directory", "missing plan file");
+	bad("{\"limits\": {\"api_connections\": 8}}", "config.json: "
+	    "limits.api_connections: 8 is out of range (16 to 100000)",
+	    "too few API connections");
+	bad("{\"limits\": {\"api_header_timeout_s\": 0}}", "config.json: "
+	    "limits.api_header_timeout_s: 0 is out of range (1 to 3600)",
+	    "no header deadline");
+}
+
+/* Writes text to dir/name; 0 or -1. */
+static int write_file(const char *dir, const char *name, const char *text)
+{
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fputs(text, f);
+	return fclose(f);
+}
+
+/* A plan the run stage could not use is refused at load, by its key. */
+static void test_plans(void)
+{
+	char dir[] = "/tmp/t-config.XXXXXX", path[64], cmd[64];
+	struct strbuf err = STRBUF_INIT, want = STRBUF_INIT;
+	struct config *cfg = NULL;
+
+	if (!mkdtemp(dir))
+		return;
+	snprintf(path, sizeof(path), "%s/config.json", dir);
+	write_file(dir, "good.plan", "kregress-plan 1\nrun memset-order\n");
+	write_file(dir, "bad.plan", "kregress-plan 1\nfrobnicate\n");
+	write_file(dir, "semi.plan", "kregress-plan 1\nrun memset-order "
+		   "--size-mb 4;\n");
+	write_file(dir, "config.json", "{\"plans\": {\"x86_64\": "
+		   "{\"kvm\": \"good.plan\", \"tcg\": \"bad.plan\"}}}");
+	ok(config_load(path, &cfg, &err) == -1, "a plan with an unknown "
+	   "directive: refused");
+	strbuf_addf(&want, "%s: plans.x86_64.tcg: %s/bad.plan: ", path, dir);
+	ok(!strncmp(err.buf, want.buf, want.len) && !strchr(err.buf, '\n'),
+	   "... naming the key and the file: %s", err.buf);
+	ok(strstr(err.buf, "line 2") != NULL, "... and the plan's line");
+	config_free(cfg);
+	cfg = NULL;
+
+	strbuf_reset(&err);
+	strbuf_reset(&want);
+	write_file(dir, "config.json", "{\"plans\": {\"arm64\": "
+		   "{\"kvm\": \"semi.plan\"}}}");
+	ok(config_load(path, &cfg, &err) == -1, "a plan with a ';': refused");
+	strbuf_addf(&want, "%s: plans.arm64.kvm: %s/semi.plan: '\"' or ';' "
+		    "cannot go on the kernel command line", path, dir);
+	is_str(err.buf, want.buf, "... as the run stage would");
+	config_free(cfg);
+	cfg = NULL;
+
+	strbuf_reset(&err);
+	strbuf_reset(&want);
+	write_file(dir, "icount.plan", "kregress-plan 1\nclock instructions\n"
+		   "run memset-order\n");
+	write_file(dir, "config.json", "{\"plans\": {\"x86_64\": "
+		   "{\"kvm\": \"icount.plan\"}}}");
+	ok(config_load(path, &cfg, &err) == -1, "instruction time for kvm: "
+	   "refused");
+	strbuf_addf(&want, "%s: plans.x86_64.kvm: %s/icount.plan: \"clock "
+		    "instructions\" needs an emulated (tcg) host; a kvm plan "
+		    "keeps real time", path, dir);
+	is_str(err.buf, want.buf, "... naming the key and the file");
+	config_free(cfg);
+	cfg = NULL;
+
+	strbuf_reset(&err);
+	write_file(dir, "config.json", "{\"plans\": {\"x86_64\": "
+		   "{\"kvm\": \"good.plan\", \"tcg\": \"icount.plan\"}}}");
+	if (!ok(config_load(path, &cfg, &err) == 0, "good plans load"))
+		diag("error: %s", err.buf);
+	config_free(cfg);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (system(cmd))
+		diag("cannot remove %s", dir);
+	strbuf_release(&err);
+	strbuf_release(&want);
 }
 
 static void test_token_file(void)
@@ -311,6 +434,7 @@ int main(void)
 	test_example();
 	test_defaults();
 	test_bad();
+	test_plans();
 	test_token_file();
 	return done_testing();
 }

@@ -10,44 +10,15 @@
 #include <unistd.h>
 
 #include "db.h"
+#include "dbquery.h"
 #include "tap.h"
 
 static char dir[] = "/tmp/t-db.XXXXXX";
 
-static long long query_int(struct db *db, const char *sql)
-{
-	sqlite3_stmt *st;
-	long long v = -12345;
-
-	if (sqlite3_prepare_v2(db_sqlite(db), sql, -1, &st, NULL) != SQLITE_OK)
-		return v;
-	if (sqlite3_step(st) == SQLITE_ROW)
-		v = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return v;
-}
-
-static const char *query_text(struct db *db, const char *sql, char *buf,
-			      size_t len)
-{
-	sqlite3_stmt *st;
-
-	snprintf(buf, len, "(error)");
-	if (sqlite3_prepare_v2(db_sqlite(db), sql, -1, &st, NULL) != SQLITE_OK)
-		return buf;
-	if (sqlite3_step(st) == SQLITE_ROW)
-		snprintf(buf, len, "%s", sqlite3_column_text(st, 0));
-	sqlite3_finalize(st);
-	return buf;
-}
-
 static int table_exists(struct db *db, const char *name)
 {
-	char sql[256];
-
-	snprintf(sql, sizeof(sql), "SELECT count(*) FROM sqlite_master "
-		 "WHERE type = 'table' AND name = '%s'", name);
-	return query_int(db, sql) == 1;
+	return q_int(db, "SELECT count(*) FROM sqlite_master WHERE "
+		     "type = 'table' AND name = '%s'", name) == 1;
 }
 
 static const struct db_migration m[] = {
@@ -78,10 +49,10 @@ static void test_fresh(void)
 	ok(table_exists(db, "series") && table_exists(db, "job") &&
 	   table_exists(db, "sample") && table_exists(db, "api_token"),
 	   "tables of the data model exist");
-	is_str(query_text(db, "PRAGMA journal_mode", buf, sizeof(buf)),
+	is_str(q_str(db, "PRAGMA journal_mode"),
 	       "wal", "WAL mode");
-	is_int(query_int(db, "PRAGMA foreign_keys"), 1, "foreign keys on");
-	is_int(query_int(db, "PRAGMA busy_timeout"), 5000,
+	is_int(q_int(db, "PRAGMA foreign_keys"), 1, "foreign keys on");
+	is_int(q_int(db, "PRAGMA busy_timeout"), 5000,
 	       "busy timeout 5 s");
 	ok(db_exec(db, "INSERT INTO patch (series_id, idx) VALUES (999, 1)"),
 	   "foreign keys enforced (patch of a missing series refused)");
@@ -92,21 +63,21 @@ static void test_fresh(void)
 		"VALUES ('t', '/x', 0)");
 	db_rollback(db);
 	ok(!db_in_transaction(db), "rollback ends the transaction");
-	is_int(query_int(db, "SELECT count(*) FROM tree"), 0,
+	is_int(q_int(db, "SELECT count(*) FROM tree"), 0,
 	       "rolled back insert is gone");
 	db_rollback(db);
 	ok(1, "rollback without a transaction is harmless");
 	ok(db_begin(db) == 0 && db_exec(db, "INSERT INTO tree (name, path, "
 	   "created_at) VALUES ('t', '/x', 0)") == 0 && db_commit(db) == 0,
 	   "begin/insert/commit");
-	is_int(query_int(db, "SELECT count(*) FROM tree"), 1,
+	is_int(q_int(db, "SELECT count(*) FROM tree"), 1,
 	       "committed insert stays");
 	db_close(db);
 
 	/* Reopening an up-to-date database changes nothing. */
 	db = NULL;
 	ok(db_open(path, &db) == 0, "reopen");
-	is_int(query_int(db, "SELECT count(*) FROM tree"), 1,
+	is_int(q_int(db, "SELECT count(*) FROM tree"), 1,
 	       "data kept across reopen");
 	db_close(db);
 	db_close(NULL);
@@ -126,7 +97,7 @@ static void test_fresh(void)
 static void test_upgrade(void)
 {
 	struct db *db = NULL;
-	char path[256], buf[64];
+	char path[256];
 	int v = -1;
 
 	snprintf(path, sizeof(path), "%s/upgrade.db", dir);
@@ -143,8 +114,8 @@ static void test_upgrade(void)
 		return;
 	db_user_version(db, &v);
 	is_int(v, 2, "version 2 after upgrade");
-	is_int(query_int(db, "SELECT x FROM a"), 42, "old row kept");
-	is_str(query_text(db, "SELECT y FROM a", buf, sizeof(buf)), "new",
+	is_int(q_int(db, "SELECT x FROM a"), 42, "old row kept");
+	is_str(q_str(db, "SELECT y FROM a"), "new",
 	       "new column added with its default");
 	ok(table_exists(db, "b"), "table b created");
 	db_close(db);
@@ -166,7 +137,7 @@ static void test_upgrade(void)
 	db_user_version(db, &v);
 	is_int(v, 2, "version still 2");
 	ok(!table_exists(db, "c"), "half-applied table c rolled back");
-	is_int(query_int(db, "SELECT count(*) FROM a"), 1, "data intact");
+	is_int(q_int(db, "SELECT count(*) FROM a"), 1, "data intact");
 	db_close(db);
 }
 

@@ -5,7 +5,6 @@
  * concurrent processes on one file.  The queue's clock is replaced by a
  * variable so that timing is exact.
  */
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +12,7 @@
 #include <unistd.h>
 
 #include "db.h"
+#include "dbquery.h"
 #include "jobq.h"
 #include "tap.h"
 
@@ -25,40 +25,11 @@ static long long fake_clock(void)
 
 static char dir[] = "/tmp/t-jobq.XXXXXX";
 
-static __attribute__((format(printf, 2, 3)))
-long long q_int(struct db *db, const char *fmt, ...)
-{
-	sqlite3_stmt *st;
-	char sql[256];
-	long long v = -12345;
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(sql, sizeof(sql), fmt, ap);
-	va_end(ap);
-	if (sqlite3_prepare_v2(db_sqlite(db), sql, -1, &st, NULL) != SQLITE_OK)
-		return v;
-	if (sqlite3_step(st) == SQLITE_ROW)
-		v = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return v;
-}
-
+/* "state:last_error" of job id; q_str()'s buffer. */
 static const char *job_state(struct db *db, long long id)
 {
-	static char buf[64];
-	sqlite3_stmt *st;
-	char sql[128];
-
-	snprintf(buf, sizeof(buf), "(none)");
-	snprintf(sql, sizeof(sql), "SELECT state || ':' || "
-		 "ifnull(last_error, '') FROM job WHERE id = %lld", id);
-	if (sqlite3_prepare_v2(db_sqlite(db), sql, -1, &st, NULL) != SQLITE_OK)
-		return buf;
-	if (sqlite3_step(st) == SQLITE_ROW)
-		snprintf(buf, sizeof(buf), "%s", sqlite3_column_text(st, 0));
-	sqlite3_finalize(st);
-	return buf;
+	return q_str(db, "SELECT state || ':' || ifnull(last_error, '') "
+		     "FROM job WHERE id = %lld", id);
 }
 
 static struct db *open_db(const char *name)

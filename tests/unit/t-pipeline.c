@@ -26,25 +26,6 @@ static char dir[] = "/tmp/t-pipeline.XXXXXX";
  */
 static struct pipeline_stage unimpl[7];
 
-static __attribute__((format(printf, 2, 3)))
-long long q_int(struct db *db, const char *fmt, ...)
-{
-	sqlite3_stmt *st;
-	char sql[512];
-	long long v = -12345;
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(sql, sizeof(sql), fmt, ap);
-	va_end(ap);
-	if (sqlite3_prepare_v2(db_sqlite(db), sql, -1, &st, NULL) != SQLITE_OK)
-		return v;
-	if (sqlite3_step(st) == SQLITE_ROW)
-		v = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return v;
-}
-
 static long long new_series(struct db *db)
 {
 	db_exec(db, "INSERT INTO series (subject, created_at, updated_at) "

@@ -400,6 +400,48 @@ static void test_nul_in_diff(void)
 		ok(s->patches[0]->diff_len == 55 &&
 		   !memcmp(s->patches[0]->diff + 50, "+b\0c\n", 5),
 		   "all of its bytes are kept");
+	ok(s && has_problem(s, "NUL byte at line 6 of its diff"),
+	   "and the NUL is a problem of the series");
+	series_free(s);
+}
+
+/* Where the diff ends is diff.c's: its errors are problems. */
+static void test_diff_ends(void)
+{
+	static const char trunc[] =
+		"From: a <a@b.c>\nSubject: [PATCH] t\nMessage-ID: <t@x>\n\n"
+		"---\ndiff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n"
+		"-a\n+b\n-- \n2.39.5\n";
+	static const char badhunk[] =
+		"From: a <a@b.c>\nSubject: [PATCH] h\nMessage-ID: <h@x>\n\n"
+		"---\ndiff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -1 +1 @@\n"
+		"-a\n+b\n@@ -9 +9\n-c\n+d\n";
+	struct series *s = parse_buf(trunc, sizeof(trunc) - 1);
+
+	ok(s && s->nr_patches == 1 && has_problem(s, "truncated hunk at "
+	   "line 8 of its diff"), "a truncated hunk is a problem (its "
+	   "signature read as a removed line)");
+	series_free(s);
+	s = parse_buf(badhunk, sizeof(badhunk) - 1);
+	ok(s && s->nr_patches == 1 &&
+	   has_problem(s, "malformed hunk header at line 7"),
+	   "a malformed hunk header is a problem");
+	if (s && s->nr_patches == 1)
+		ok(s->patches[0]->diff_len == 53, "and the diff ends before "
+		   "it (%zu bytes)", s->patches[0]->diff_len);
+	series_free(s);
+	s = parse_file("../diff/format-patch.mbox");
+	ok(s && s->nr_patches == 1 && s->nr_problems == 0,
+	   "a git format-patch mail: one patch, no problem");
+	if (s && s->nr_patches == 1) {
+		is_int(s->patches[0]->nr_files, 1, "one file");
+		if (s->patches[0]->nr_files)
+			is_str(s->patches[0]->files[0], "a.c", "a.c");
+		ok(!strncmp(s->patches[0]->diff, "diff --git a/a.c b/a.c\n",
+			    23) && s->patches[0]->diff[s->patches[0]->diff_len
+			    - 1] == '\n' && !strstr(s->patches[0]->diff, "-- \n"),
+		   "the diff without diffstat and signature");
+	}
 	series_free(s);
 }
 
@@ -453,6 +495,7 @@ int main(void)
 	test_incomplete_and_empty();
 	test_crafted();
 	test_nul_in_diff();
+	test_diff_ends();
 	test_deep_chain();
 	return done_testing();
 }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
 #include "stats.h"
@@ -79,7 +80,9 @@ static void golden(void)
 {
 	struct tally mw = { "MW", 0, 0 }, wl = { "WL", 0, 0 },
 		     ws = { "WS", 0, 0 }, hl = { "HL", 0, 0 },
-		     holm = { "HOLM", 0, 0 }, bh = { "BH", 0, 0 };
+		     holm = { "HOLM", 0, 0 }, bh = { "BH", 0, 0 },
+		     cdf = { "MWCDF", 0, 0 };
+	int exact = 0, perm = 0;
 	const char *src = getenv("KREGRESS_SRC");
 	char path[4096], *line = NULL;
 	size_t cap = 0;
@@ -105,9 +108,15 @@ static void golden(void)
 			if (stats_mann_whitney(a, na, b, nb, &r) < 0) {
 				mismatch(&mw, orig, "failed", 0, 0);
 			} else {
+				char method[16] = "";
+
 				check(&mw, orig, "U", r.u, next(&p), 1e-12);
 				check(&mw, orig, "p", r.p, next(&p), 1e-9);
-				check(&mw, orig, "exact", r.exact, next(&p), 0);
+				sscanf(p, "%15s", method);
+				if (strcmp(method, r.method))
+					mismatch(&mw, orig, r.method, 0, 0);
+				exact += !strcmp(method, "exact");
+				perm += !strcmp(method, "permutation");
 			}
 			free(a);
 			free(b);
@@ -172,9 +181,28 @@ static void golden(void)
 				      1e-12);
 				check(&hl, orig, "lo", r.lo, next(&p), 1e-12);
 				check(&hl, orig, "hi", r.hi, next(&p), 1e-12);
+				check(&hl, orig, "rank", r.rank_lo, next(&p),
+				      0);
+				check(&hl, orig, "rank", r.rank_hi, next(&p),
+				      0);
 			}
 			free(a);
 			free(b);
+		} else if (!strncmp(line, "MWCDF ", 6)) {
+			size_t m, n;
+			double u, want, got;
+
+			p = line + 6;
+			m = strtoul(p, &p, 10);
+			n = strtoul(p, &p, 10);
+			u = next(&p);
+			p = after_bar(p);
+			cdf.cases++;
+			want = next(&p);
+			got = stats_mw_cdf(u, m, n);
+			/* 1e-12 relative or the inversion's 3e-15. */
+			if (!(fabs(got - want) <= 1e-12 * want + 3e-15))
+				mismatch(&cdf, orig, "cdf", got, want);
 		} else if (!strncmp(line, "HOLM ", 5) ||
 			   !strncmp(line, "BH ", 3)) {
 			int is_holm = line[0] == 'H' && line[1] == 'O';
@@ -200,14 +228,21 @@ static void golden(void)
 	}
 	free(line);
 	fclose(f);
-	ok(mw.cases >= 300 && !mw.bad, "Mann-Whitney U and p match SciPy "
-	   "(%d cases, %d mismatches)", mw.cases, mw.bad);
+	ok(mw.cases >= 300 && !mw.bad, "Mann-Whitney U, p and method match "
+	   "SciPy (%d cases: %d exact, %d permutation; %d mismatches)",
+	   mw.cases, exact, perm, mw.bad);
+	ok(exact >= 100 && perm >= 100, "... with at least 100 exact and 100 "
+	   "permutation p-values");
+	ok(cdf.cases >= 60 && !cdf.bad, "exact U cdf up to 400 x 250 matches "
+	   "integer counts to 1e-12 relative or 3e-15 absolute (%d cases, %d "
+	   "mismatches)", cdf.cases, cdf.bad);
 	ok(wl.cases >= 150 && !wl.bad, "Welch on logs matches SciPy "
 	   "(%d cases, %d mismatches)", wl.cases, wl.bad);
 	ok(ws.cases >= 100 && !ws.bad, "Welch from summaries matches SciPy "
 	   "(%d cases, %d mismatches)", ws.cases, ws.bad);
-	ok(hl.cases >= 300 && !hl.bad, "Hodges-Lehmann shift and CI match "
-	   "pairwise reference (%d cases, %d mismatches)", hl.cases, hl.bad);
+	ok(hl.cases >= 300 && !hl.bad, "Hodges-Lehmann shift, CI and rank "
+	   "match pairwise reference (%d cases, %d mismatches)", hl.cases,
+	   hl.bad);
 	ok(holm.cases >= 40 && !holm.bad, "Holm matches (%d cases)",
 	   holm.cases);
 	ok(bh.cases >= 40 && !bh.bad, "Benjamini-Hochberg matches (%d cases)",
@@ -291,12 +326,13 @@ static void seeds(void)
 	ok(r.flags & STATS_FLAG_NOISY, "002: flagged noisy (CV %.0f%%/%.0f%%)",
 	   r.cv_base * 100, r.cv_new * 100);
 	ok(r.change < -0.9 && r.ci_hi < -0.9, "002: about -92%% (~13x)");
-	ok(r.have_boot && r.boot.hi_pct < 0.1 && r.have_hl &&
-	   r.hl.shift < -150000, "002: bootstrap and HL agree");
-	diag("002: change %+.1f%% [%+.1f%%, %+.1f%%] p=%.3g HL %.0f ns "
-	     "[%.0f, %.0f] boot median ratio %.4f pct [%.4f, %.4f] BCa "
+	ok(r.have_boot && r.boot.hi_pct < 0.1 && r.have_hl && r.hl_log &&
+	   exp(r.hl.shift) < 0.1, "002: bootstrap and HL agree");
+	diag("002: change %+.1f%% [%+.1f%%, %+.1f%%] p=%.3g HL ratio %.4f "
+	     "[%.4f, %.4f] boot median ratio %.4f pct [%.4f, %.4f] BCa "
 	     "[%.4f, %.4f]; %s", r.change * 100, r.ci_lo * 100,
-	     r.ci_hi * 100, r.p, r.hl.shift, r.hl.lo, r.hl.hi, r.boot.ratio,
+	     r.ci_hi * 100, r.p, exp(r.hl.shift), exp(r.hl.lo),
+	     exp(r.hl.hi), r.boot.ratio,
 	     r.boot.lo_pct, r.boot.hi_pct, r.boot.lo_bca, r.boot.hi_bca,
 	     r.why);
 
@@ -338,10 +374,10 @@ static void edges(void)
 	ok(strstr(r.why, "cannot reach") != NULL, "... and says why: %s",
 	   r.why);
 	stats_compare_samples(same, 5, same, 5, &o, &r);
-	is_str(stats_verdict_str(r.verdict), "insufficient-data",
-	       "identical constant samples: no variation to test with");
-	ok(r.flags & STATS_FLAG_SUSPICIOUS, "... flagged suspicious: %s",
-	   r.why);
+	is_str(stats_verdict_str(r.verdict), "no-change",
+	       "identical constant samples: every ratio is 1, no-change");
+	ok(r.flags & STATS_FLAG_SUSPICIOUS, "... flagged suspicious in real "
+	   "time: %s", r.why);
 	ok(stats_compare_samples(bad, 3, a, 4, &o, &r) < 0,
 	   "NaN value is an error");
 	ok(stats_compare_samples(inf, 3, a, 4, &o, &r) < 0,
@@ -591,9 +627,244 @@ static void hl_ties(void)
 	free(y);
 }
 
+static int significant_verdict(enum stats_verdict v)
+{
+	return v == STATS_REGRESSION || v == STATS_IMPROVEMENT ||
+	       v == STATS_LIKELY_REGRESSION || v == STATS_LIKELY_IMPROVEMENT ||
+	       v == STATS_MINOR;
+}
+
+/*
+ * One result against itself: p < alpha exactly when the CI excludes 0,
+ * exactly when the verdict is a significant one; the estimate inside its
+ * CI; the verdict where the CI and the threshold put it.  0 if it holds.
+ */
+static int disagrees(const struct stats_result *r, double T, char *why,
+		     size_t len)
+{
+	int sig_p = r->p < r->alpha;
+	int sig_ci = r->ci_lo > 0 || r->ci_hi < 0;
+	double wl = r->ci_lo, wh = r->ci_hi;
+
+	if (r->verdict == STATS_INSUFFICIENT_DATA)
+		return 0;
+	if (sig_p != sig_ci || sig_ci != significant_verdict(r->verdict)) {
+		snprintf(why, len, "p %.17g alpha %g CI [%.17g, %.17g] %s",
+			 r->p, r->alpha, r->ci_lo, r->ci_hi,
+			 stats_verdict_str(r->verdict));
+		return 1;
+	}
+	if (!(r->ci_lo <= r->change && r->change <= r->ci_hi)) {
+		snprintf(why, len, "change %g outside [%g, %g]", r->change,
+			 r->ci_lo, r->ci_hi);
+		return 1;
+	}
+	if ((r->verdict == STATS_REGRESSION && !(wl > T)) ||
+	    (r->verdict == STATS_IMPROVEMENT && !(wh < -T)) ||
+	    (r->verdict == STATS_NO_CHANGE && !(wl > -T && wh < T))) {
+		snprintf(why, len, "%s with CI [%g, %g], T %g",
+			 stats_verdict_str(r->verdict), wl, wh, T);
+		return 1;
+	}
+	return 0;
+}
+
+/* Random, tied, zero and separated samples; and random summaries. */
+static void agreement(void)
+{
+	gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+	int cases = 0, bad = 0, tied = 0, sig = 0, kinds[3] = { 0 }, i;
+	int scases = 0, sbad = 0, ssig = 0;
+	double x[320], y[320];
+	char why[200];
+
+	gsl_rng_set(g, 14);
+	for (i = 0; i < 6000; i++) {
+		size_t nb = 3 + gsl_rng_uniform_int(g, i % 10 ? 25 : 160);
+		size_t nn = 3 + gsl_rng_uniform_int(g, i % 7 ? 25 : 160);
+		double shift = 1 + (gsl_rng_uniform_int(g, 5) * 0.03 - 0.06);
+		int kind = i % 4;
+		struct stats_result r;
+		struct stats_opts o;
+		size_t k;
+
+		if (i % 20 == 1 || i % 20 == 2) {
+			/* Ties beyond the permutation bound: normal. */
+			nb = 151 + gsl_rng_uniform_int(g, 169);
+			nn = 151 + gsl_rng_uniform_int(g, 169);
+		} else if (i % 400 == 0) {
+			/* No ties beyond Harding: the inversion. */
+			nb = 151 + gsl_rng_uniform_int(g, 50);
+			nn = 151 + gsl_rng_uniform_int(g, 50);
+		}
+
+		for (k = 0; k < nb + nn; k++) {
+			double v, f = k < nb ? 1 : shift;
+
+			if (kind == 0)		/* lognormal, CV 5% */
+				v = 100 * f * exp(gsl_ran_gaussian(g, 0.05));
+			else if (kind == 1)	/* integers: many ties */
+				v = floor(f * (10 + gsl_rng_uniform_int(g, 4)));
+			else if (kind == 2)	/* zeros and negatives */
+				v = gsl_rng_uniform(g) < 0.3 ? 0 :
+				    f * (1 + gsl_ran_gaussian(g, 0.5));
+			else			/* coarse timer: 1% steps */
+				v = floor(f * 100 * exp(gsl_ran_gaussian(g,
+						0.03))) + 1000;
+			if (k < nb)
+				x[k] = v;
+			else
+				y[k - nb] = v;
+		}
+		stats_opts_init(&o);
+		o.bootstrap = 0;
+		o.alpha = (double[]){ 0.05, 0.01, 0.1, 0.0179 }[i % 4];
+		o.threshold = (double[]){ 0.03, 0.01, 0 }[i % 3];
+		o.direction = i % 5 ? STATS_LOWER_IS_BETTER :
+				      STATS_HIGHER_IS_BETTER;
+		if (stats_compare_samples(x, nb, y, nn, &o, &r) < 0)
+			continue;
+		if (r.verdict == STATS_INSUFFICIENT_DATA)
+			continue;
+		cases++;
+		tied += strcmp(r.mw.method, "exact") != 0;
+		kinds[r.mw.method[0] == 'e' ? 0 : r.mw.method[0] == 'p' ? 1 :
+		      2]++;
+		sig += significant_verdict(r.verdict);
+		if (o.direction == STATS_HIGHER_IS_BETTER) {
+			/* Orient as the verdict does: positive is worse. */
+			double lo = r.ci_lo;
+
+			r.ci_lo = -r.ci_hi;
+			r.ci_hi = -lo;
+			r.change = -r.change;
+		}
+		if (disagrees(&r, o.threshold, why, sizeof(why)) &&
+		    bad++ < 5)
+			diag("samples %zu/%zu kind %d: %s", nb, nn, kind, why);
+	}
+	ok(cases > 4000 && !bad, "%d sample verdicts (%d significant; %d "
+	   "exact, %d permutation, %d normal): p < alpha <=> the CI "
+	   "excludes 0 <=> a significant verdict, the estimate inside its "
+	   "CI (%d disagree)", cases, sig, kinds[0], kinds[1], kinds[2], bad);
+	ok(tied > 1000 && kinds[2] > 100, "... %d of them with ties, %d "
+	   "beyond the exact bounds", tied, kinds[2]);
+
+	for (i = 0; i < 3000; i++) {
+		struct stats_summary b, n;
+		struct stats_result r;
+		struct stats_opts o;
+
+		b.mean = 100 + 50 * gsl_rng_uniform(g);
+		n.mean = b.mean * (0.9 + 0.2 * gsl_rng_uniform(g));
+		b.sd = b.mean * 0.2 * gsl_rng_uniform(g);
+		n.sd = n.mean * 0.2 * gsl_rng_uniform(g);
+		b.n = 2 + gsl_rng_uniform_int(g, 100);
+		n.n = 2 + gsl_rng_uniform_int(g, 100);
+		stats_opts_init(&o);
+		o.alpha = (double[]){ 0.05, 0.01 }[i % 2];
+		if (stats_compare_summaries(&b, &n, &o, &r) < 0 ||
+		    r.verdict == STATS_INSUFFICIENT_DATA)
+			continue;
+		scases++;
+		ssig += significant_verdict(r.verdict);
+		if (!(close_to(r.change, n.mean / b.mean - 1, 1e-12)) &&
+		    sbad++ < 5)
+			diag("summary: change %g is not the ratio of the "
+			     "means", r.change);
+		if (disagrees(&r, o.threshold, why, sizeof(why)) &&
+		    sbad++ < 5)
+			diag("summary: %s", why);
+	}
+	ok(scases > 2500 && !sbad, "%d summary verdicts (%d significant): "
+	   "Welch's p < alpha <=> its CI excludes 0, the change is the ratio "
+	   "of the means shown (%d disagree)", scases, ssig, sbad);
+	gsl_rng_free(g);
+}
+
+/* 5 and 15 boots against 80 (a cached base's history), separated. */
+static void unbalanced(void)
+{
+	double a[15], b[80];
+	struct stats_result r;
+	struct stats_opts o;
+	size_t i;
+
+	for (i = 0; i < 80; i++)
+		b[i] = 1000 + i;
+	for (i = 0; i < 15; i++)
+		a[i] = 1200 + i;
+	stats_opts_init(&o);
+	stats_compare_samples(b, 80, a, 5, &o, &r);
+	ok(!strcmp(r.mw.method, "exact") && close_to(r.p, 6.097278976457094e-8,
+						   1e-9),
+	   "80 vs 5 separated: exact p %.3g (the normal approximation said "
+	   "1.9e-4)", r.p);
+	is_str(stats_verdict_str(r.verdict), "regression", "... a regression");
+	stats_compare_samples(b, 80, a, 15, &o, &r);
+	ok(close_to(r.p, 1.811998826863584e-17, 1e-9),
+	   "80 vs 15 separated: exact p %.3g (normal: 9.4e-10)", r.p);
+}
+
+/*
+ * Instruction time repeats to the nanosecond: eight equal values a side
+ * (from tests/slow/t-defaults-e2e.sh's runs, thp-fault's 2 MiB first
+ * touch) tie so that the permutation null cannot reach alpha; the verdict
+ * reads the untied null's interval instead, and the zero spread is not
+ * suspicious when the clock is repeatable.
+ */
+static void repeatable(void)
+{
+	static const double same[8] = {
+		170800, 170800, 170800, 170800, 170800, 170800, 170800, 170800,
+	};
+	static const double more[8] = {
+		171824, 171824, 171824, 171824, 171824, 171824, 171824, 171824,
+	};
+	/* move_pte of the e2e's comment-only x86_64 run: one boot 5% up */
+	static const double pte_b[8] = {
+		17506, 17506, 17506, 17506, 17506, 17506, 17506, 17506,
+	};
+	static const double pte_p[8] = {
+		17506, 17506, 17506, 17506, 17506, 17506, 18339.5, 17506,
+	};
+	struct stats_result r;
+	struct stats_opts o;
+	char why[160];
+
+	stats_opts_init(&o);
+	o.alpha = 0.0086;	/* the last of four looks, budget 8 */
+	o.repeatable = 1;
+	stats_compare_samples(same, 8, same, 8, &o, &r);
+	is_str(stats_verdict_str(r.verdict), "no-change",
+	       "eight equal values a side: no-change");
+	ok(r.ci_lo == 0 && r.ci_hi == 0 && r.change == 0,
+	   "... the interval is exactly [0, 0]");
+	ok(!(r.flags & STATS_FLAG_SUSPICIOUS), "... and, with a repeatable "
+	   "clock, not suspicious");
+	ok(!disagrees(&r, o.threshold, why, sizeof(why)), "... and agrees "
+	   "with itself %s", why);
+	stats_compare_samples(same, 8, more, 8, &o, &r);
+	is_str(stats_verdict_str(r.verdict), "minor",
+	   "a constant +0.6%%: significant, within the threshold: minor");
+	ok(r.p < o.alpha && r.ci_lo > 0 && close_to(r.change, 1024.0 / 170800,
+						 1e-9),
+	   "... p %.3g, interval above 0, the change is the ratio", r.p);
+	stats_compare_samples(pte_b, 8, pte_p, 8, &o, &r);
+	is_str(stats_verdict_str(r.verdict), "inconclusive",
+	       "one boot in eight 5%% up: inconclusive, not no-change");
+	o.repeatable = 0;
+	stats_compare_samples(same, 8, same, 8, &o, &r);
+	ok(r.flags & STATS_FLAG_SUSPICIOUS, "in real time, no spread at all "
+	   "is still suspicious (a coarse timer)");
+}
+
 int main(void)
 {
 	golden();
+	repeatable();
+	agreement();
+	unbalanced();
 	seeds();
 	edges();
 	bootstrap();

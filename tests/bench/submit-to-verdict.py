@@ -1,0 +1,174 @@
+#!/usr/bin/python3
+"""submit-to-verdict.py - submit -> verdict on the shipped defaults.
+
+Runs kregressd on config.example.json (paths, port and token changed, and
+nothing else unless --budget is given), submits the bundled example series
+(tests/fixtures/examples/move-pud-revert.mbox), and watches the job table
+every 0.2 s until the series is final.  Prints, per stage and arch, when it
+started and how long it took, each build's and run's own figures, the boots
+per side each run needed and the median boot time of each plan.
+
+    submit-to-verdict.py --cache DIR [--budget N] [--series MBOX]
+
+--cache DIR is the build cache (KREGRESS_CACHE): an empty directory gives
+a cold run (no base build, no ccache), the same directory again a warm one.
+Needs root, libvirtd, the imported tree (make check's slow tests make it).
+Environment: KREGRESS_BUILD, KREGRESS_SRC (make bench sets them).
+"""
+import argparse
+import json
+import os
+import shutil
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+
+SRC = os.environ.get("KREGRESS_SRC", os.getcwd())
+BUILD = os.environ.get("KREGRESS_BUILD", os.path.join(SRC, "build"))
+TREE = os.environ.get("KREGRESS_LINUX_TREE",
+                      "/var/cache/kregress/trees/linux-6.1")
+FINAL = ("done", "fetch-failed", "incomplete", "does-not-apply",
+         "build-failed", "boot-failed", "failed")
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def config(tmp, port, budget):
+    with open(os.path.join(SRC, "config.example.json")) as f:
+        c = json.load(f)
+    c["state_dir"] = os.path.join(tmp, "state")
+    c["database"] = os.path.join(tmp, "state", "kregress.db")
+    c["api"]["listen"] = "127.0.0.1:%d" % port
+    c["api"]["tokens"][0]["value"] = "bench-token-0123456789abcdef"
+    c["trees"][0]["path"] = TREE
+    c["lists"] = []
+    c["mail"]["outbox_dir"] = os.path.join(tmp, "state", "outbox")
+    for arch in c["plans"].values():
+        for accel in arch:
+            arch[accel] = os.path.join(SRC, arch[accel])
+    if budget:
+        c["stats"]["max_boots_per_side"] = budget
+    path = os.path.join(tmp, "config.json")
+    with open(path, "w") as f:
+        json.dump(c, f)
+    return path
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--cache", required=True)
+    ap.add_argument("--budget", type=int, default=0)
+    ap.add_argument("--series", default=os.path.join(
+        SRC, "tests/fixtures/examples/move-pud-revert.mbox"))
+    ap.add_argument("--timeout", type=int, default=7200)
+    a = ap.parse_args()
+    if not os.path.isdir(os.path.join(TREE, ".git")):
+        print("submit-to-verdict: no tree at %s; skipped" % TREE)
+        return 0
+    tmp = tempfile.mkdtemp(prefix="submit-to-verdict.")
+    os.chmod(tmp, 0o755)
+    port = free_port()
+    cfg = config(tmp, port, a.budget)
+    env = dict(os.environ, KREGRESS_CACHE=a.cache,
+               KREGRESS_CONFIG_DIR=os.path.join(SRC, "builders/configs"),
+               KREGRESS_VM_PREFIX="kregress-bench%d-" % os.getpid(),
+               KREGRESS_TOKEN="bench-token-0123456789abcdef")
+    log = open(os.path.join(tmp, "daemon.log"), "w")
+    d = subprocess.Popen([os.path.join(BUILD, "kregressd"), "-c", cfg],
+                         cwd=SRC, env=env, stderr=log)
+    try:
+        return watch(a, tmp, port, env, d)
+    finally:
+        d.send_signal(signal.SIGTERM)
+        d.wait(timeout=120)
+        if not os.environ.get("KEEP_TMP"):
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+def watch(a, tmp, port, env, d):
+    db_path = os.path.join(tmp, "state", "kregress.db")
+    for _ in range(200):
+        if os.path.exists(db_path):
+            break
+        time.sleep(0.1)
+    time.sleep(1)
+    t0 = time.monotonic()
+    out = subprocess.run(
+        [os.path.join(BUILD, "kregress"), "submit", "--server",
+         "http://127.0.0.1:%d" % port, a.series],
+        env=env, capture_output=True, text=True)
+    sid = int(out.stdout.split()[2])
+    db = sqlite3.connect(db_path, timeout=10)
+    seen = {}          # (kind, arch) -> [first running, first done]
+    status = None
+    while time.monotonic() - t0 < a.timeout:
+        now = time.monotonic() - t0
+        for kind, arch, state in db.execute(
+                "SELECT kind, ifnull(arch, ''), state FROM job "
+                "WHERE series_id = ?", (sid,)):
+            s = seen.setdefault((kind, arch), [None, None])
+            if state == "running" and s[0] is None:
+                s[0] = now
+            if state in ("done", "failed") and s[1] is None:
+                s[1] = now
+                if s[0] is None:
+                    s[0] = now
+        status, reason = db.execute(
+            "SELECT status, status_reason FROM series WHERE id = ?",
+            (sid,)).fetchone()
+        if status in FINAL:
+            break
+        time.sleep(0.2)
+    total = time.monotonic() - t0
+    order = ["fetch", "apply", "build", "run", "analyze", "report"]
+    print("series %d: %s%s" % (sid, status, ": " + reason if reason else ""))
+    print("%-22s %9s %9s" % ("stage", "start s", "took s"))
+    for (kind, arch), (s, e) in sorted(
+            seen.items(), key=lambda x: (order.index(x[0][0]), x[0][1])):
+        took = "%.1f" % (e - s) if e is not None and s is not None else "-"
+        print("%-22s %9.1f %9s" % (kind + (" " + arch if arch else ""),
+                                   s or 0, took))
+    print("submit -> %s: %.1f s" % (status, total))
+    for arch, side, cached, cold, ms, objs in db.execute(
+            "SELECT b.arch, sb.side, b.cached, b.cold, b.duration_ms, "
+            "b.objects_compiled FROM build b JOIN series_build sb ON "
+            "sb.build_id = b.id WHERE sb.series_id = ? ORDER BY b.arch, "
+            "sb.side", (sid,)):
+        print("build %-7s %-8s %s %7.1f s, %d objects" % (
+            arch, side, "cached" if cached else "cold" if cold else "incr",
+            (ms or 0) / 1000, objs or 0))
+    for rid, arch, accel, clock, st, rounds in db.execute(
+            "SELECT id, arch, accel, clock, status, rounds FROM run "
+            "WHERE series_id = ? ORDER BY id", (sid,)):
+        per = dict(db.execute(
+            "SELECT side, count(*) FROM boot WHERE run_id = ? AND "
+            "status = 'ok' GROUP BY side", (rid,)))
+        ms = sorted(r[0] for r in db.execute(
+            "SELECT duration_ms FROM boot WHERE run_id = ? AND "
+            "status = 'ok'", (rid,)))
+        med = ms[len(ms) // 2] / 1000 if ms else 0
+        print("run %d %-7s %s %s time: %s after %d rounds; boots base %d, "
+              "patched %d; median boot %.1f s" % (
+                  rid, arch, accel, clock, st, rounds, per.get("base", 0),
+                  per.get("patched", 0), med))
+    for arch, verdict, chg, lo, hi in db.execute(
+            "SELECT arch, verdict, change_pct, ci_low_pct, ci_high_pct "
+            "FROM comparison WHERE series_id = ? AND metric = 'move_pud'",
+            (sid,)):
+        print("verdict %-7s mremap/move_pud: %s %+.0f%% [%+.0f%%, %+.0f%%]"
+              % (arch, verdict, chg or 0, lo or 0, hi or 0))
+    return 0 if status in FINAL else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,108 @@
+# daemon.sh - the processes a shell test runs next to it, sourced after
+# tap.sh: the real kregressd on the test's state directory, the fake lore
+# server (tests/fixtures/fake-lore.py), queries of the daemon's database
+# and waits on what it does.  Both servers listen on a port the kernel
+# picks (port 0) and report it, so parallel tests never race for one.
+#
+#   daemon_start [ENV=VALUE...]  starts kregressd -c $daemon_config
+#                       (default $tmp/config.json, whose api.listen names
+#                       port 0), stderr appended to $daemon_log
+#                       ($tmp/daemon.log), and returns 0 once its ready
+#                       line is there: $daemon_pid, $daemon_port and
+#                       SRV=http://127.0.0.1:$daemon_port are set.
+#                       Returns 1 when it died or did not get ready.
+#   daemon_stop SIGNAL  signals the daemon, returns its exit status
+#   sql QUERY...        runs QUERY on $db (default
+#                       $tmp/state/kregress.db): rows as a|b, NULL empty
+#   wait_sql SECONDS QUERY WANT  until QUERY prints WANT
+#   wait_status ID SECONDS  until series ID is in a final status; prints
+#                       it, or (status 1) the last status seen
+#   lore_start ARGS...  the fake lore server with ARGS (--root DIR,
+#                       --feed FILE, ...); sets $lore_port and
+#                       LORE=http://127.0.0.1:$lore_port; its request log
+#                       is $lore_log
+#
+# Whatever is still running at exit is killed (at_exit).
+
+: "${KREGRESS_BUILD:?}" "${KREGRESS_SRC:?}"
+daemon_config=$tmp/config.json
+daemon_log=$tmp/daemon.log
+daemon_pid=
+daemon_port=
+db=$tmp/state/kregress.db
+lore_log=$tmp/lore.log
+lore_pid=
+lore_port=
+# how long a daemon may take to get ready or a server to answer
+daemon_wait_s=60
+
+daemon_start() {
+	local line
+	: >>"$daemon_log"	# there before tail opens it
+	env "$@" "$KREGRESS_BUILD/kregressd" -c "$daemon_config" \
+		2>>"$daemon_log" &
+	daemon_pid=$!
+	# tail follows the log (inotify) and ends with the daemon; grep
+	# takes the first ready line of this pid.
+	line=$(timeout "$daemon_wait_s" tail -n +1 --pid="$daemon_pid" \
+		-f "$daemon_log" | grep -m1 "^kregressd: ready: pid $daemon_pid,")
+	if [ -z "$line" ]; then
+		echo "# daemon_start: kregressd (pid $daemon_pid) not ready" \
+			"within $daemon_wait_s s; its log ends:" >&2
+		tail -5 "$daemon_log" | sed 's/^/#   /' >&2
+		return 1
+	fi
+	daemon_port=${line#*, API port }
+	daemon_port=${daemon_port%%,*}
+	SRV=http://127.0.0.1:$daemon_port
+}
+
+daemon_stop() {
+	local rc
+	kill -"$1" "$daemon_pid"
+	{ wait "$daemon_pid"; rc=$?; } 2>/dev/null
+	daemon_pid=
+	return $rc
+}
+at_exit '[ -z "$daemon_pid" ] || daemon_stop KILL'
+
+sql() {
+	sqlite3 -cmd ".timeout 10000" "$db" "$@"
+}
+
+wait_sql() {
+	local limit=$(($1 * 10)) i got=
+	for ((i = 0; i < limit; i++)); do
+		got=$(sql "$2")
+		[ "$got" = "$3" ] && return 0
+		sleep 0.1
+	done
+	echo "# wait_sql: after $1 s '$2' gives '$got', not '$3'" >&2
+	return 1
+}
+
+wait_status() {
+	local limit=$(($2 * 10)) i st=
+	for ((i = 0; i < limit; i++)); do
+		st=$(sql "SELECT status FROM series WHERE id = ${1:-0}")
+		case $st in
+		done | failed | *-failed | does-not-apply | incomplete)
+			echo "$st"
+			return 0 ;;
+		esac
+		sleep 0.1
+	done
+	echo "# wait_status: series ${1:-?} is '${st:-missing}' after $2 s" >&2
+	echo "${st:-missing}"
+	return 1
+}
+
+lore_start() {
+	/usr/bin/python3 "$KREGRESS_SRC/tests/fixtures/fake-lore.py" "$@" \
+		--port-file "$tmp/lore.port" --log "$lore_log" &
+	lore_pid=$!
+	wait_for "$daemon_wait_s" test -s "$tmp/lore.port" || return 1
+	lore_port=$(cat "$tmp/lore.port")
+	LORE=http://127.0.0.1:$lore_port
+}
+at_exit '[ -z "$lore_pid" ] || { kill "$lore_pid"; wait "$lore_pid"; }'
