@@ -95,6 +95,7 @@ DEBIAN_PACKAGES += systemd		# t-systemd.sh: systemd-analyze etc.
 DEBIAN_PACKAGES += clang		# make check-fuzz (libFuzzer)
 DEBIAN_PACKAGES += wrk			# tests/bench/api-load.c
 DEBIAN_PACKAGES += python3-scipy python3-numpy	# stats/make-golden.py
+DEBIAN_PACKAGES += python3-aiosmtpd	# t-report.sh: a real SMTP server
 
 # libkregress: daemon/ but for the two main()s, and proto/, the code that
 # is also compiled into the static guest programs (workloads/workloads.mk).

@@ -45,9 +45,10 @@ int db_series_list(struct db *db, const struct series_filter *f,
 /*
  * One series with "patches", "jobs", "builds", "boots" (counts by side
  * and status), "runs" (arch, accel, seed, status, rounds, boots ok and
- * failed per side, whether the analysis used it) and "comparisons" (one
- * per run and metric; "params" as a JSON object).  *out is NULL when
- * there is no such series; caller owns *out.
+ * failed per side, whether the analysis used it), "comparisons" (one
+ * per run and metric; "params" as a JSON object), "notifications" (the
+ * report mails and their delivery status) and "checks" (patchwork).
+ * *out is NULL when there is no such series; caller owns *out.
  */
 int db_series_get(struct db *db, long long id, json_t **out);
 
