@@ -443,8 +443,11 @@ static void print_notifications(json_t *s)
 	size_t i;
 
 	json_array_foreach(json_object_get(s, "notifications"), i, n) {
-		printf("  mail %lld:%*s%s%s to %s (%s): %s, %lld attempt%s\n",
-		       num(n, "id"), num(n, "id") < 10 ? 6 : 1, "",
+		char label[32];
+
+		/* "  mail 12:" padded to the column of the other fields */
+		snprintf(label, sizeof(label), "  mail %lld:", num(n, "id"));
+		printf("%-14s %s%s to %s (%s): %s, %lld attempt%s\n", label,
 		       str(n, "kind"), strcmp(str(n, "role"), "moderation") ?
 		       "" : " (moderation copy)", str(n, "recipients"),
 		       !strcmp(str(n, "transport"), "outbox") ? "outbox" :

@@ -570,9 +570,10 @@ static int post_due(struct pipeline_ctx *ctx, long long series_id,
 		db_report_check_posted(ctx->db, rows[i].id, rows[i].state,
 				       rc ? err.buf : NULL);
 		if (rc) {
-			failed++;
-			strbuf_reset(why);
-			strbuf_addf(why, "patchwork check: %s", err.buf);
+			/* the first failure says why, the log has them all */
+			if (!failed++)
+				strbuf_addf(why, "%spatchwork check: %s",
+					    why->len ? "; " : "", err.buf);
 			log_warn("report", "series %lld: check %s on patch "
 				 "%lld: %s", series_id, rows[i].context,
 				 rows[i].patch_id, err.buf);
@@ -673,7 +674,8 @@ static int final_checks(struct pipeline_ctx *ctx, const struct db_report *dr,
 		goto out;
 	settings(ctx->cfg, &rs);
 	if (patch_ids(ctx, dr->s.id, dr->s.source_url, &ids, &n, &err)) {
-		strbuf_addf(why, "patchwork: %s", err.buf);
+		strbuf_addf(why, "%spatchwork: %s", why->len ? "; " : "",
+			    err.buf);
 		failed = 1;
 		goto out;
 	}
