@@ -1156,6 +1156,27 @@ out:
 	return ret;
 }
 
+/* "http://HOST:PORT/" of api.listen's host. */
+static void dashboard_of(const struct config *cfg, int port,
+			 struct strbuf *out)
+{
+	int v6 = strchr(cfg->api.host, ':') != NULL;
+
+	strbuf_addf(out, "http://%s%s%s:%d/", v6 ? "[" : "", cfg->api.host,
+		    v6 ? "]" : "", port);
+}
+
+void config_dashboard_port(struct config *cfg, int port)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	if (!cfg->mail.dashboard_listen || cfg->api.port || port <= 0)
+		return;
+	dashboard_of(cfg, port, &sb);
+	free(cfg->mail.dashboard_url);
+	cfg->mail.dashboard_url = strbuf_detach(&sb, NULL);
+}
+
 static int load_mail(struct cctx *c, json_t *root, struct config *cfg)
 {
 	static const char *const keys[] = { "smtp_url", "smtp_user",
@@ -1180,9 +1201,7 @@ static int load_mail(struct cctx *c, json_t *root, struct config *cfg)
 	outbox = xcalloc(strlen(cfg->state_dir) + 8, 1);
 	strcpy(outbox, cfg->state_dir);
 	strcat(outbox, "/outbox");
-	strbuf_addf(&dash, "http://%s%s%s:%d/", strchr(cfg->api.host, ':') ?
-		    "[" : "", cfg->api.host, strchr(cfg->api.host, ':') ?
-		    "]" : "", cfg->api.port);
+	dashboard_of(cfg, cfg->api.port, &dash);
 	if (check_object(c, obj, keys) ||
 	    get_string(c, obj, "smtp_url", 0, NULL, &m->smtp_url) ||
 	    (m->smtp_url && check_value(c, "smtp_url",
@@ -1211,9 +1230,13 @@ static int load_mail(struct cctx *c, json_t *root, struct config *cfg)
 	    load_recipients(c, obj, m) ||
 	    get_bool(c, obj, "moderate_significant", 1,
 		     &m->moderate_significant) ||
-	    get_string(c, obj, "dashboard_url", 0, dash.buf,
-		       &m->dashboard_url) ||
-	    check_value(c, "dashboard_url", is_http_url(m->dashboard_url) &&
+	    get_string(c, obj, "dashboard_url", 0, NULL,
+		       &m->dashboard_url))
+		goto out;
+	m->dashboard_listen = !m->dashboard_url;
+	if (!m->dashboard_url)
+		m->dashboard_url = xstrdup(dash.buf);
+	if (check_value(c, "dashboard_url", is_http_url(m->dashboard_url) &&
 			m->dashboard_url[strlen(m->dashboard_url) - 1] == '/',
 			"not an http(s) URL ending in '/'") ||
 	    load_patchwork(c, obj, m))

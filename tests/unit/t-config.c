@@ -475,6 +475,23 @@ static void test_mail(void)
 		   "a patchwork instance and its token");
 	}
 	config_free(cfg);
+	cfg = good("{\"api\": {\"listen\": \"127.0.0.1:0\"}}",
+		   "an API on port 0");
+	if (cfg) {
+		config_dashboard_port(cfg, 4321);
+		is_str(cfg->mail.dashboard_url, "http://127.0.0.1:4321/",
+		       "the dashboard takes the port the API got");
+	}
+	config_free(cfg);
+	cfg = good("{\"api\": {\"listen\": \"127.0.0.1:0\"}, \"mail\": "
+		   "{\"dashboard_url\": \"https://kr.example/\"}}",
+		   "a dashboard of its own");
+	if (cfg) {
+		config_dashboard_port(cfg, 4321);
+		is_str(cfg->mail.dashboard_url, "https://kr.example/",
+		       "a configured dashboard_url stays");
+	}
+	config_free(cfg);
 	bad("{\"mail\": {\"recipients\": {\"regresion\": \"thread\"}}}",
 	    "config.json: mail.recipients.regresion: unknown key",
 	    "a misspelt kind");

@@ -319,8 +319,17 @@ static void test_other_kinds(void)
 	first_line(&m, line, sizeof(line));
 	is_str(line, "Inconclusive: 1 primary metric needs more boots",
 	       "inconclusive: the first line");
-	ok(strstr(m.body.buf, "after 8/8 boots; about\n      132 a side would "
-		  "settle it") != NULL, "what more boots would settle");
+	ok(strstr(m.body.buf, "after 8/8 boots; about\n      136 a side would "
+		  "settle it") != NULL, "what more boots would settle (the "
+	   "upper end, 3.7 from the estimate, must come within 0.9)");
+	report_mail_release(&m);
+
+	/* an interval on one side of its estimate, as ties give it */
+	c[0] = row("x86_64", 1, "move_pte", 0, -3.6, 0, 1, 1, "inconclusive");
+	render(&s, REPORT_INCONCLUSIVE, NULL, &m);
+	ok(has(m.body.buf, "+0.0%, 95% CI [-3.6%, +0.0%] after 8/8 boots; about "
+	       "12 a side would settle it"), "a lopsided interval: its far "
+	   "end decides (8 x (3.6 / 3)^2)");
 	report_mail_release(&m);
 
 	/* a regression its test sees and Holm does not confirm */
