@@ -847,6 +847,27 @@ static const char *reason_text(const struct report_series *s)
 	return colon && colon - r < 16 ? colon + 2 : r;
 }
 
+/*
+ * What apply says beyond the patch, file and hunk shown above it: its
+ * reason after "patch N/M (FILE, HUNK): ", or all of it.
+ */
+static const char *apply_detail(const struct report_series *s)
+{
+	const char *r = reason_text(s), *p = strstr(r, "): ");
+
+	return s->apply_failed_file && p && p[3] ? p + 3 : r;
+}
+
+/* Where the base came from, as apply_base_source_str() names it. */
+static const char *base_from(const char *source)
+{
+	if (source && !strcmp(source, "base-commit"))
+		return "the series' base-commit: line";
+	if (source && !strcmp(source, "explicit"))
+		return "an explicit base";
+	return "the tree's branch";
+}
+
 static void lead_does_not_apply(const struct report_series *s,
 				struct strbuf *out)
 {
@@ -868,13 +889,13 @@ static void lead_does_not_apply(const struct report_series *s,
 	if (s->apply_failed_hunk)
 		verbatim(out, "  hunk:  ", s->apply_failed_hunk, 1);
 	strbuf_addch(out, '\n');
-	wrap(out, "", "", reason_text(s));
+	wrap(out, "", "", apply_detail(s));
 	strbuf_addch(out, '\n');
-	wrapf(out, "", "", "The base was %s (%s). If the series is meant for "
-	      "another tree or commit, a base-commit: line in the cover letter "
-	      "(git format-patch --base) tells kregress which.",
-	      s->base_source ? s->base_source : "the tree's branch",
-	      s->base_reason ? s->base_reason : "no reason recorded");
+	wrapf(out, "", "", "The base came from %s: %s. If the series is meant "
+	      "for another tree or commit, a base-commit: line in the cover "
+	      "letter (git format-patch --base) tells kregress which.",
+	      base_from(s->base_source), s->base_reason ? s->base_reason :
+	      "no reason recorded");
 	strbuf_addch(out, '\n');
 	strbuf_release(&line);
 }

@@ -394,6 +394,17 @@ static void test_other_kinds(void)
 	       "does-not-apply: which patch, tree and base");
 	ok(strstr(m.body.buf, "  file:  mm/mremap.c\n  hunk:  @@ -301,7 "
 		  "+301,7 @@") != NULL, "the file and the hunk");
+	ok(has(m.body.buf, "The base came from the series' base-commit: "
+	       "line: the series' base-commit: line."), "where the base came "
+	   "from, and why");
+	report_mail_release(&m);
+	s.status_reason = "apply: patch 2/2 (mm/mremap.c, @@ -301,7 +301,7 @@ "
+			  "void f(void);): mm/mremap.c: hunk at line 301 did "
+			  "not apply";
+	render(&s, REPORT_DOES_NOT_APPLY, NULL, &m);
+	ok(strstr(m.body.buf, "\n\nmm/mremap.c: hunk at line 301 did not "
+		  "apply\n") != NULL, "apply's reason without the file and "
+	   "hunk shown above it");
 	ok(widest_line(m.body.buf) <= 78, "a long hunk header is cut at 78");
 	report_mail_release(&m);
 
