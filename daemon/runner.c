@@ -411,7 +411,11 @@ static int boot_once(struct run *r, int hi, const struct slot *sl,
 	/* Only what libvirt/the hypervisor did counts against the host. */
 	schedule_done(&h->sched, vr.status);
 	place_give_locked(h->sched.uri, h->sched.arch);
-	if (!reason[0]) {
+	if (!reason[0] && !text.len) {
+		snprintf(reason, sizeof(reason), "no console output: the "
+			 "guest ended before its console came up");
+		vr.status = VM_STATUS_ERROR;
+	} else if (!reason[0]) {
 		if (!parse_samples(text.buf, text.len, nonce, &samples,
 				   &nrecords, reason, sizeof(reason)))
 			added = (int)add_medians(&r->rep->metrics,

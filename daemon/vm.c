@@ -390,8 +390,13 @@ static void domain_xml(struct strbuf *sb, const struct vm_boot_spec *spec,
 	 * Under TCG the TSC is not trusted and the clock would tick in 4 ms
 	 * steps (DESIGN.md section 7); tsc=reliable keeps it fine-grained.
 	 */
+	/*
+	 * The PL011 driver registers its console only in the initcalls;
+	 * earlycon (the device tree's stdout-path) prints what comes
+	 * before, such as a panic early in kernel_init.
+	 */
 	strbuf_addf(sb, "    <cmdline>console=%s panic=-1%s",
-		    arm ? "ttyAMA0" : "ttyS0",
+		    arm ? "ttyAMA0 earlycon" : "ttyS0",
 		    !arm && spec->accel == VM_ACCEL_TCG ? " tsc=reliable" : "");
 	if (spec->cmdline && *spec->cmdline) {
 		strbuf_addch(sb, ' ');
