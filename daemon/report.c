@@ -419,7 +419,7 @@ static const char *moved(const struct report_comparison *c, int sign)
 	return "better";
 }
 
-#define COLUMNS	"%11s%11s%10s  %-19s%8s%8s%7s"
+#define COLUMNS	"%10s%11s%10s  %-21s%8s%8s%6s"
 
 /* The table of rows[0..n) (all of one run), with its header. */
 static void table(const struct report_comparison *const *rows, size_t n,

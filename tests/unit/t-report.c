@@ -224,11 +224,20 @@ static void test_regression_mail(void)
 	   && strstr(m.body.buf, "arm64 on host arm (kvm, real time)"),
 	   "each run says its clock: instruction time or real time");
 	ok(strstr(m.body.buf, "  mremap/move_pud (us)      ") &&
-	   strstr(m.body.buf, "      16.90      154.2   +812.5%  "
-		  "[+790.1%, +830.4%]  0.00016  0.0031    8/8\n"),
+	   strstr(m.body.buf, "     16.90      154.2   +812.5%  "
+		  "[+790.1%, +830.4%]    0.00016  0.0031   8/8\n"),
 	   "the table row: medians, change, CI, p, p Holm, boots");
 	ok(strstr(m.body.buf, "BASE    PATCHED HL CHANGE  95% CI") != NULL,
 	   "the change says what estimate it is, the CI its level");
+	report_mail_release(&m);
+	c[0] = row("x86_64", 1, "move_pud", 1534.9, 1534.9, 1534.9, 0.00016,
+		   0.0071, "regression");
+	c[0].median_base = 16434;
+	c[0].median_new = 268676;
+	render(&s, REPORT_REGRESSION, NULL, &m);
+	ok(strstr(m.body.buf, "     16434     268676  +1534.9%  [+1534.9%, "
+		  "+1534.9%]  0.00016  0.0071   8/8\n") != NULL,
+	   "a four-digit change and its interval keep the columns");
 	ok(!strstr(m.body.buf, "cpu_sys"), "a metric that is neither primary "
 	   "nor significant stays behind the link");
 	ok(has(m.body.buf, "BASE, PATCHED: medians of the per-boot medians")
