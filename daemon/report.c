@@ -556,16 +556,43 @@ static void tables(const struct report_series *s,
 	legend(out, s->ncmp, notes);
 }
 
-/* "x86_64  mremap/move_pud  +790.3% [+780.1%, +801.0%]" */
-static void finding(const struct report_comparison *c, struct strbuf *out)
+/* Whether another row of c's arch has c's workload and metric. */
+static int ambiguous(const struct report_series *s,
+		     const struct report_comparison *c)
+{
+	size_t i;
+
+	for (i = 0; i < s->ncmp; i++)
+		if (&s->cmp[i] != c && !strcmp(s->cmp[i].arch, c->arch) &&
+		    !strcmp(s->cmp[i].workload, c->workload) &&
+		    !strcmp(s->cmp[i].metric, c->metric))
+			return 1;
+	return 0;
+}
+
+/* "x86_64 mremap/move_pud", with its params when the name is not enough */
+static void label(const struct report_series *s,
+		  const struct report_comparison *c, struct strbuf *out)
+{
+	strbuf_addf(out, "%s ", c->arch);
+	metric_name(c, out);
+	if (ambiguous(s, c)) {
+		strbuf_addstr(out, " (");
+		params_text(c->params, out);
+		strbuf_addch(out, ')');
+	}
+}
+
+/* "x86_64 mremap/move_pud: +790.3%, 95% CI [+780.1%, +801.0%]" */
+static void finding(const struct report_series *s,
+		    const struct report_comparison *c, struct strbuf *out)
 {
 	char ch[24], ci[64], level[16];
 
 	fmt_pct(c->change_pct, ch, sizeof(ch));
 	fmt_ci(c, ci, sizeof(ci));
 	fmt_level(c->ci_level, level, sizeof(level));
-	strbuf_addf(out, "%s ", c->arch);
-	metric_name(c, out);
+	label(s, c, out);
 	strbuf_addf(out, ": %s, %s%sCI %s", ch, level, *level ? " " : "",
 		    ci);
 }
@@ -629,7 +656,7 @@ static void lead_significant(const struct report_series *s,
 		if (significant(c, rs) != sign)
 			continue;
 		strbuf_reset(&line);
-		finding(c, &line);
+		finding(s, c, &line);
 		strbuf_addf(&line, ", %s%s", c->verdict,
 			    primary(s, c) ? "" : " (not a primary metric)");
 		wrap(out, "  ", "      ", line.buf);
@@ -653,6 +680,21 @@ static double ruled_out(const struct report_comparison *c)
 	return worse_sign(c) > 0 ? c->ci_high_pct : -c->ci_low_pct;
 }
 
+/*
+ * A bound in percent, rounded up to what is printed, so that "rules out
+ * more than X" stays true: 0.01% at least, two decimals below 1%.
+ */
+static const char *pct_up(double b, char *buf, size_t size)
+{
+	if (b < 0.01)
+		snprintf(buf, size, "0.01%%");
+	else if (b < 1)
+		snprintf(buf, size, "%.2f%%", ceil(b * 100) / 100);
+	else
+		snprintf(buf, size, "%.1f%%", ceil(b * 10) / 10);
+	return buf;
+}
+
 static void lead_no_change(const struct report_series *s,
 			   struct strbuf *out)
 {
@@ -673,18 +715,18 @@ static void lead_no_change(const struct report_series *s,
 		const struct report_comparison *c = &s->cmp[i];
 		struct strbuf line = STRBUF_INIT;
 		double b = ruled_out(c);
+		char buf[32];
 
 		if (!primary(s, c))
 			continue;
-		strbuf_addf(&line, "%s ", c->arch);
-		metric_name(c, &line);
+		label(s, c, &line);
 		if (!isfinite(b))
 			strbuf_addstr(&line, ": no interval");
 		else if (b <= 0)
 			strbuf_addstr(&line, ": any regression");
 		else
-			strbuf_addf(&line, ": a regression of more than "
-				    "%.1f%%", b);
+			strbuf_addf(&line, ": a regression of more than %s",
+				    pct_up(b, buf, sizeof(buf)));
 		wrap(out, "  ", "      ", line.buf);
 		strbuf_release(&line);
 	}
@@ -785,10 +827,9 @@ static void lead_inconclusive(const struct report_series *s,
 		if (!primary(s, c) || !open_question(c, rs))
 			continue;
 		if (isfinite(c->change_pct))
-			finding(c, &line);
+			finding(s, c, &line);
 		else {
-			strbuf_addf(&line, "%s ", c->arch);
-			metric_name(c, &line);
+			label(s, c, &line);
 			strbuf_addstr(&line, ": no estimate");
 		}
 		strbuf_addf(&line, " after %lld/%lld boots; ", c->n_base,
@@ -946,8 +987,7 @@ static void since_previous(const struct report_series *s,
 			continue;
 		}
 		fmt_pct(c->change_pct, b, sizeof(b));
-		strbuf_addf(&line, "%s ", c->arch);
-		metric_name(c, &line);
+		label(s, c, &line);
 		if (o) {
 			fmt_pct(o->change_pct, a, sizeof(a));
 			strbuf_addf(&line, ": %s %s -> %s %s", shown_verdict(o),
@@ -1251,7 +1291,7 @@ const char *report_check_state(const struct report_series *s,
 	if (reg) {
 		struct strbuf f = STRBUF_INIT;
 
-		finding(worst, &f);
+		finding(s, worst, &f);
 		strbuf_addf(desc, "regression: %.180s", f.buf);
 		strbuf_release(&f);
 		return "fail";

@@ -314,9 +314,28 @@ static void test_other_kinds(void)
 	is_str(line, "No significant change: 2 primary metrics decided, none "
 	       "moved", "no-change: the first line");
 	ok(strstr(m.body.buf, "  x86_64 mremap/move_pud: a regression of "
-		  "more than 0.6%\n") &&
+		  "more than 0.60%\n") &&
 	   strstr(m.body.buf, "  arm64 mremap/move_pud: a regression of more "
-		  "than 0.9%\n"), "what the data rule out, by direction");
+		  "than 0.90%\n"), "what the data rule out, by direction");
+	report_mail_release(&m);
+	c[0].ci_high_pct = 0.0424;
+	c[1].ci_low_pct = -0.00009;
+	render(&s, REPORT_NO_CHANGE, NULL, &m);
+	ok(strstr(m.body.buf, "move_pud: a regression of more than 0.05%\n") &&
+	   strstr(m.body.buf, "move_pud: a regression of more than 0.01%\n"),
+	   "a bound is rounded up, so that what it rules out stays true");
+	report_mail_release(&m);
+	c[2] = row("x86_64", 1, "move_pud", 0.1, -0.4, 0.6, 0.7, 1,
+		   "no-change");
+	c[2].params = "{\"mb\":2}";
+	s.ncmp = 3;
+	render(&s, REPORT_NO_CHANGE, NULL, &m);
+	ok(strstr(m.body.buf, "  x86_64 mremap/move_pud (mb=1024): a "
+		  "regression") && strstr(m.body.buf, "  x86_64 mremap/move_pud "
+		  "(mb=2): a regression") && strstr(m.body.buf, "  arm64 "
+		  "mremap/move_pud: a regression"), "params tell apart two "
+	   "metrics of one name, and only then");
+	s.ncmp = 2;
 	ok(strstr(m.body.buf, "Noise floor:") != NULL, "the noise floor");
 	ok(!strstr(m.body.buf, "Reported-by"), "no tags for a clean result");
 	ok(widest_line(m.body.buf) <= 78, "78 columns");
