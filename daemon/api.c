@@ -7,6 +7,7 @@
  * through db_series.c; this file only shapes requests and responses.
  */
 #include <ctype.h>
+#include <limits.h>
 #include <pthread.h>
 #include <errno.h>
 #include <stdint.h>
@@ -19,6 +20,8 @@
 
 #include "allowlist.h"
 #include "api.h"
+#include "api_args.h"
+#include "api_web.h"
 #include "config.h"
 #include "db.h"
 #include "db_report.h"
@@ -26,10 +29,11 @@
 #include "http.h"
 #include "jobq.h"
 #include "log.h"
+#include "stage_analyze.h"
 #include "strbuf.h"
+#include "web.h"
 
 #define API_URL_MAX		4096
-#define API_FILTER_MAX		256
 #define API_LIMIT_DEFAULT	50
 #define API_LIMIT_MAX		500
 #define API_SAMPLES_DEFAULT	1000
@@ -45,6 +49,8 @@ struct api_access {
 
 struct api {
 	struct http_server *http;
+	struct api_web *dash;	/* the dashboard's API routes */
+	struct web *web;	/* its files; NULL: none */
 	pthread_rwlock_t lock;	/* readers: handlers; writer: reload */
 	struct api_access *access;
 };
@@ -252,56 +258,6 @@ out:
 	json_decref(doc);
 }
 
-/* A decimal integer in [min, max]; 0 and *out, or -1. */
-static int parse_ll(const char *s, long long min, long long max,
-		    long long *out)
-{
-	char *end;
-	long long v;
-
-	if (!s || !isdigit((unsigned char)*s))
-		return -1;
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	if (errno || *end || v < min || v > max)
-		return -1;
-	*out = v;
-	return 0;
-}
-
-/* Reads an optional integer query argument; 0, or -1 after a 400. */
-static int query_ll(struct http_request *req, const char *name,
-		    long long min, long long max, long long *out)
-{
-	const char *v = http_query(req, name);
-
-	if (!v)
-		return 0;
-	if (parse_ll(v, min, max, out)) {
-		http_reply_error(req, 400, "bad-parameter",
-				 "%s must be an integer from %lld to %lld",
-				 name, min, max);
-		return -1;
-	}
-	return 0;
-}
-
-/* Reads an optional text query argument; 0, or -1 after a 400. */
-static int query_str(struct http_request *req, const char *name,
-		     const char **out)
-{
-	const char *v = http_query(req, name);
-
-	if (v && (!*v || strlen(v) > API_FILTER_MAX)) {
-		http_reply_error(req, 400, "bad-parameter",
-				 "%s must have 1 to %d bytes", name,
-				 API_FILTER_MAX);
-		return -1;
-	}
-	*out = v;
-	return 0;
-}
-
 static void list_series(struct http_request *req, void *arg)
 {
 	struct series_filter f = { .limit = API_LIMIT_DEFAULT };
@@ -309,14 +265,17 @@ static void list_series(struct http_request *req, void *arg)
 	json_t *items = NULL;
 	struct db *db;
 
-	if (query_str(req, "status", &f.status) ||
-	    query_str(req, "list", &f.list) ||
-	    query_str(req, "author", &f.author) ||
-	    query_str(req, "q", &f.q) ||
-	    query_ll(req, "limit", 1, API_LIMIT_MAX, &limit) ||
-	    query_ll(req, "before", 1, INT64_MAX, &f.before) ||
-	    query_ll(req, "after", 0, INT64_MAX, &f.after) ||
-	    query_ll(req, "offset", 0, 1000000000, &f.offset))
+	if (api_query_str(req, "status", &f.status) ||
+	    api_query_str(req, "list", &f.list) ||
+	    api_query_str(req, "author", &f.author) ||
+	    api_query_str(req, "q", &f.q) ||
+	    api_query_str(req, "tree", &f.tree) ||
+	    api_query_str(req, "arch", &f.arch) ||
+	    api_query_str(req, "verdict", &f.verdict) ||
+	    api_query_ll(req, "limit", 1, API_LIMIT_MAX, &limit) ||
+	    api_query_ll(req, "before", 1, INT64_MAX, &f.before) ||
+	    api_query_ll(req, "after", 0, INT64_MAX, &f.after) ||
+	    api_query_ll(req, "offset", 0, 1000000000, &f.offset))
 		return;
 	f.limit = limit;
 	db = http_db(req);
@@ -338,7 +297,7 @@ static long long series_id(struct http_request *req)
 	const char *param = http_param(req, 0);
 	long long id;
 
-	if (parse_ll(param, 1, INT64_MAX, &id)) {
+	if (api_parse_ll(param, 1, INT64_MAX, &id)) {
 		http_reply_error(req, 404, "not-found", "no series \"%s\"",
 				 param);
 		return 0;
@@ -380,11 +339,11 @@ static void series_samples(struct http_request *req, void *arg)
 	id = series_id(req);
 	if (!id)
 		return;
-	if (query_ll(req, "run", 1, INT64_MAX, &f.run) ||
-	    query_str(req, "workload", &f.workload) ||
-	    query_str(req, "metric", &f.metric) ||
-	    query_ll(req, "after", 0, INT64_MAX, &f.after) ||
-	    query_ll(req, "limit", 1, API_SAMPLES_MAX, &limit))
+	if (api_query_ll(req, "run", 1, INT64_MAX, &f.run) ||
+	    api_query_str(req, "workload", &f.workload) ||
+	    api_query_str(req, "metric", &f.metric) ||
+	    api_query_ll(req, "after", 0, INT64_MAX, &f.after) ||
+	    api_query_ll(req, "limit", 1, API_SAMPLES_MAX, &limit))
 		return;
 	f.limit = limit;
 	db = http_db(req);
@@ -420,7 +379,7 @@ static void release_notification(struct http_request *req, void *arg)
 	pthread_rwlock_unlock(&api->lock);
 	if (!allowed)
 		return;
-	if (parse_ll(param, 1, INT64_MAX, &id)) {
+	if (api_parse_ll(param, 1, INT64_MAX, &id)) {
 		http_reply_error(req, 404, "not-found",
 				 "no notification \"%s\"", param);
 		return;
@@ -573,6 +532,14 @@ int api_start_opts(const struct api_opts *opts, struct api **out)
 		die("api", "out of memory");
 	pthread_rwlock_init(&api->lock, NULL);
 	api->access = access_new(opts);
+	api->dash = api_web_new(opts->state_dir, opts->stats);
+	if (opts->web_dir && web_new(opts->web_dir, &api->web)) {
+		api_stop(api);
+		return -1;
+	}
+	if (api->web)
+		log_info("api", "serving the dashboard from %s",
+			 opts->web_dir);
 
 	if (http_server_new(&ho, &api->http) ||
 	    http_route_add(api->http, "POST", "/api/v1/series",
@@ -588,6 +555,8 @@ int api_start_opts(const struct api_opts *opts, struct api **out)
 			   release_notification, api) ||
 	    http_route_add(api->http, "GET", "/api/v1/health", health, api) ||
 	    http_route_add(api->http, "GET", "/metrics", metrics, api) ||
+	    api_web_routes_add(api->dash, api->http) ||
+	    (api->web && web_routes_add(api->web, api->http)) ||
 	    http_server_start(api->http)) {
 		api_stop(api);
 		return -1;
@@ -609,6 +578,8 @@ void api_stop(struct api *api)
 	if (!api)
 		return;
 	http_server_free(api->http);
+	api_web_free(api->dash);
+	web_free(api->web);
 	access_free(api->access);
 	pthread_rwlock_destroy(&api->lock);
 	free(api);
@@ -628,6 +599,7 @@ static void opts_from_config(const struct config *cfg, struct api_opts *o)
 		tokens[i] = cfg->api.tokens[i].value;
 	o->listen = cfg->api.listen;
 	o->db_path = cfg->database;
+	o->state_dir = cfg->state_dir;
 	o->tokens = tokens;
 	o->n_tokens = cfg->api.n_tokens;
 	/* An empty allowlist in the file means no URL at all. */
@@ -644,9 +616,20 @@ static void opts_from_config(const struct config *cfg, struct api_opts *o)
 int api_start(const struct config *cfg, struct api **out)
 {
 	struct api_opts o = { 0 };
+	char web_dir[PATH_MAX];
+	struct stats_opts stats;
+	enum analyze_fdr fdr;
 	int ret;
 
 	opts_from_config(cfg, &o);
+	stage_analyze_options(cfg, &stats, &fdr);
+	o.stats = &stats;
+	if (!web_find_dir(web_dir, sizeof(web_dir)))
+		o.web_dir = web_dir;
+	else
+		log_warn("api", "no dashboard next to the program or in "
+			 "%s/web (build it with make): only the API is "
+			 "served", KREGRESS_DATADIR);
 	ret = api_start_opts(&o, out);
 	free((void *)o.tokens);
 	return ret;

@@ -13,17 +13,15 @@
 
 #include "db.h"
 #include "db_report.h"
+#include "db_versions.h"
 #include "log.h"
 #include "pipeline.h"
-#include "series.h"
 
 /* --- loading -------------------------------------------------------------- */
 
-/* A copy of column col kept by r; NULL for SQL NULL. */
-static const char *keep(struct db_report *r, sqlite3_stmt *st, int col)
+/* A string kept by r: freed with it. */
+static const char *kept(struct db_report *r, char *s)
 {
-	char *s = db_column_strdup(st, col);
-
 	if (!s)
 		return NULL;
 	if (r->nstrs == r->astrs) {
@@ -34,6 +32,12 @@ static const char *keep(struct db_report *r, sqlite3_stmt *st, int col)
 	}
 	r->strs[r->nstrs++] = s;
 	return s;
+}
+
+/* A copy of column col kept by r; NULL for SQL NULL. */
+static const char *keep(struct db_report *r, sqlite3_stmt *st, int col)
+{
+	return kept(r, db_column_strdup(st, col));
 }
 
 static double column_double(sqlite3_stmt *st, int col)
@@ -231,63 +235,61 @@ static int load_comparisons(struct db *db, long long id,
 	return rc == SQLITE_DONE ? 0 : step_error(db, id, "comparisons");
 }
 
-/* Whether subject a and b are the same series' titles (any version). */
-static int same_title(const char *a, const char *b)
+/* A copy of v kept by r. */
+static const char *keep_str(struct db_report *r, const char *v)
 {
-	struct series_subject sa, sb;
-	int same;
+	char *s = v ? strdup(v) : NULL;
 
-	series_subject_parse(a ? a : "", &sa);
-	series_subject_parse(b ? b : "", &sb);
-	same = sa.title && sb.title && *sa.title &&
-	       !strcmp(sa.title, sb.title);
-	series_subject_release(&sa);
-	series_subject_release(&sb);
-	return same;
+	if (v && !s)
+		die("report", "out of memory");
+	return kept(r, s);
 }
 
 /*
- * The newest earlier version of the series: the same change-id, or the
- * same author and title, with a lower version.
+ * The previous version's results (db_versions_since_previous(), the
+ * link the fetch stage made), as comparison rows of its own.
  */
 static int load_previous(struct db *db, long long id, struct db_report *r)
 {
-	sqlite3_stmt *st = db_stmt(db,
-		"SELECT p.id, p.version, p.subject, p.change_id IS NOT NULL AND "
-		"p.change_id = s.change_id FROM series s JOIN series p ON "
-		"p.id <> s.id AND p.version < s.version AND "
-		"((p.change_id IS NOT NULL AND p.change_id = s.change_id) OR "
-		" p.author = s.author) WHERE s.id = ?1 "
-		"ORDER BY p.version DESC, p.id DESC LIMIT 64");
-	long long found = 0;
-	int version = 0, rc = SQLITE_DONE;
+	struct db_versions_since since;
+	size_t i;
+	int ret = -1;
 
-	if (!st)
-		return -1;
-	sqlite3_bind_int64(st, 1, id);
-	while (!found && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *subject = (const char *)sqlite3_column_text(st, 2);
+	if (db_versions_since_previous(db, id, &since))
+		goto out;
+	ret = 0;
+	if (!since.previous_id)
+		goto out;
+	for (i = 0; i < since.n; i++) {
+		const struct db_versions_metric *m = &since.metrics[i];
+		struct report_comparison *c;
 
-		if (sqlite3_column_int(st, 3) ||
-		    same_title(subject, r->s.subject)) {
-			found = sqlite3_column_int64(st, 0);
-			version = sqlite3_column_int(st, 1);
-		}
+		if (!m->previous_verdict)
+			continue;
+		r->prev_cmp = grow(r->prev_cmp, r->prev.ncmp, sizeof(*c));
+		c = &r->prev_cmp[r->prev.ncmp++];
+		c->arch = keep_str(r, m->arch);
+		c->workload = keep_str(r, m->workload);
+		c->metric = keep_str(r, m->metric);
+		c->params = keep_str(r, m->params);
+		c->unit = keep_str(r, m->unit ? m->unit : "");
+		c->direction = keep_str(r, m->direction ? m->direction :
+					"lower");
+		c->verdict = keep_str(r, m->previous_verdict);
+		c->flags = "";
+		c->change_pct = m->previous_change_pct;
+		c->ci_low_pct = m->previous_ci_low_pct;
+		c->ci_high_pct = m->previous_ci_high_pct;
+		c->median_base = c->median_new = c->p = c->p_holm = NAN;
+		c->ci_level = NAN;
 	}
-	if (!found && rc != SQLITE_DONE) {
-		sqlite3_reset(st);
-		return step_error(db, id, "earlier versions");
-	}
-	sqlite3_reset(st);
-	if (!found)
-		return 0;
-	r->prev.series_id = found;
-	r->prev.version = version;
-	if (load_comparisons(db, found, r, &r->prev_cmp, &r->prev.ncmp))
-		return -1;
+	r->prev.series_id = since.previous_id;
+	r->prev.version = since.previous_version;
 	r->prev.cmp = r->prev_cmp;
 	r->s.prev = &r->prev;
-	return 0;
+out:
+	db_versions_since_release(&since);
+	return ret;
 }
 
 int db_report_load(struct db *db, long long series_id, struct db_report *r)

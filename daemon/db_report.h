@@ -1,5 +1,5 @@
 /*
- * db_report.h - the report stage's SQL (schema/0008_report.sql): what a
+ * db_report.h - the report stage's SQL (schema/0010_report.sql): what a
  * report is made from, the notification rows that make a mail go out
  * once, and the patchwork checks.
  *
@@ -40,8 +40,8 @@ struct db_report {
 /*
  * Reads series_id with its patches, the runs its comparisons come from
  * (boot counts, host, the patched build's .config hash), its comparison
- * rows, and the comparisons of the newest earlier version of it (the same
- * change-id, else the same author and title): 0, 1 when there is no such
+ * rows, and the previous version's results (db_versions_since_previous():
+ * the version the fetch stage linked it to): 0, 1 when there is no such
  * series, -1 on a database error.  In one read snapshot.
  */
 int db_report_load(struct db *db, long long series_id, struct db_report *r);
@@ -57,7 +57,7 @@ struct db_notification {
 	const char *recipients;	/* "A <a@x>, b@y" */
 	const char *message_id;
 	const char *subject;
-	const char *status;	/* see schema/0008_report.sql */
+	const char *status;	/* see schema/0010_report.sql */
 	const char *status_reason;
 	const char *path;	/* the .eml file, or NULL */
 	const char *message;	/* the whole RFC 5322 text */

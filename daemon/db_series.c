@@ -1,11 +1,10 @@
 /*
  * db_series.c - prepared-statement queries for the JSON API.
  *
- * Rows become JSON objects generically: each column's declared name is
- * the key, its SQLite storage class picks the JSON type.  Text that is not
- * valid UTF-8 (mail headers can hold anything) is served with the bad
- * bytes replaced by '?' rather than failing the whole response.
+ * Rows become JSON objects generically (db_json.c): each column's
+ * declared name is the key, its SQLite storage class picks the JSON type.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -13,166 +12,17 @@
 #include <sqlite3.h>
 
 #include "db.h"
+#include "db_json.h"
 #include "db_series.h"
+#include "db_versions.h"
 #include "log.h"
 #include "pipeline.h"
-#include "log.h"
-
-/*
- * sql must be a string constant: the statement is cached on the
- * connection (db_stmt()) and handed back with done().
- */
-static int prepare(struct db *db, const char *sql, sqlite3_stmt **st)
-{
-	*st = db_stmt(db, sql);
-	return *st ? 0 : -1;
-}
-
-/* Resets a cached statement so that it holds no read snapshot. */
-static void done(sqlite3_stmt *st)
-{
-	if (st)
-		sqlite3_reset(st);
-}
-
-static json_t *text_value(const char *text, int len)
-{
-	json_t *v;
-	char *copy;
-	int i;
-
-	v = json_stringn(text, len);
-	if (v)
-		return v;
-	copy = malloc(len + 1);
-	if (!copy)
-		die("db_series", "out of memory");
-	for (i = 0; i < len; i++)
-		copy[i] = (unsigned char)text[i] < 0x80 && text[i] ?
-			  text[i] : '?';
-	v = json_stringn(copy, len);
-	free(copy);
-	return v;
-}
-
-static json_t *row_object(sqlite3_stmt *st)
-{
-	json_t *obj = json_object();
-	int i, n = sqlite3_column_count(st);
-
-	for (i = 0; i < n; i++) {
-		json_t *v;
-
-		switch (sqlite3_column_type(st, i)) {
-		case SQLITE_INTEGER:
-			v = json_integer(sqlite3_column_int64(st, i));
-			break;
-		case SQLITE_FLOAT:
-			v = json_real(sqlite3_column_double(st, i));
-			break;
-		case SQLITE_TEXT:
-			v = text_value((const char *)sqlite3_column_text(st, i),
-				       sqlite3_column_bytes(st, i));
-			break;
-		default:	/* NULL; blobs are never selected */
-			v = json_null();
-		}
-		json_object_set_new(obj, sqlite3_column_name(st, i), v);
-	}
-	return obj;
-}
-
-/*
- * A read transaction: the parts of one answer come from one snapshot,
- * and the WAL read lock is taken once instead of once per statement.
- */
-static int read_begin(struct db *db)
-{
-	sqlite3_stmt *st;
-	int rc;
-
-	if (prepare(db, "BEGIN DEFERRED", &st))
-		return -1;
-	rc = sqlite3_step(st);
-	done(st);
-	if (rc != SQLITE_DONE)
-		return error("db_series", "begin: %s",
-			     sqlite3_errmsg(db_sqlite(db)));
-	return 0;
-}
-
-static void read_end(struct db *db)
-{
-	sqlite3_stmt *st;
-
-	if (!prepare(db, "COMMIT", &st)) {
-		sqlite3_step(st);
-		done(st);
-	}
-	/* A read-only transaction cannot fail to end; make sure. */
-	db_rollback(db);
-}
-
-/* Runs a prepared, bound statement and collects its rows into *rows. */
-static int collect(struct db *db, sqlite3_stmt *st, json_t *rows)
-{
-	int rc;
-
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		json_array_append_new(rows, row_object(st));
-	if (rc != SQLITE_DONE)
-		return error("db_series", "query: %s",
-			     sqlite3_errmsg(db_sqlite(db)));
-	return 0;
-}
 
 /*
  * A boot that failed: finished, but not ok (the same rule as the
  * analysis in db_analyze.c).
  */
 #define BOOT_FAILED "status NOT IN ('ok', 'running', 'queued')"
-
-/*
- * The "params" of each row (JSON text in the database) as the JSON value
- * it holds; text that does not parse stays text.
- */
-static void params_objects(json_t *rows)
-{
-	json_t *row, *text, *value;
-	size_t i;
-
-	json_array_foreach(rows, i, row) {
-		text = json_object_get(row, "params");
-		if (!json_is_string(text))
-			continue;
-		value = json_loads(json_string_value(text), JSON_DECODE_ANY,
-				   NULL);
-		if (value)
-			json_object_set_new(row, "params", value);
-	}
-}
-
-/* One query with a single id parameter, its rows as an array in *out. */
-static int rows_by_id(struct db *db, const char *sql, long long id,
-		      json_t **out)
-{
-	sqlite3_stmt *st = NULL;
-	json_t *rows = json_array();
-	int ret = -1;
-
-	if (prepare(db, sql, &st))
-		goto out;
-	sqlite3_bind_int64(st, 1, id);
-	if (collect(db, st, rows))
-		goto out;
-	*out = rows;
-	rows = NULL;
-	ret = 0;
-out:
-	json_decref(rows);
-	done(st);
-	return ret;
-}
 
 /*
  * A page was read with limit + 1 rows: drops the extra row and returns
@@ -202,7 +52,7 @@ int db_series_submit(struct db *db, const char *url, const char *mbox,
 
 	if (db_begin(db))
 		return -1;
-	if (prepare(db, sql, &st))
+	if (db_json_prepare(db, sql, &st))
 		goto out;
 	if (url)
 		sqlite3_bind_text(st, 1, url, -1, SQLITE_STATIC);
@@ -223,7 +73,7 @@ int db_series_submit(struct db *db, const char *url, const char *mbox,
 	*id = sid;
 	ret = 0;
 out:
-	done(st);
+	db_json_done(st);
 	if (ret)
 		db_rollback(db);
 	return ret;
@@ -231,7 +81,16 @@ out:
 
 #define SERIES_LIST_COLUMNS \
 	"id, subject, author, list, version, total, status, status_reason, " \
-	"source_url, created_at, updated_at"
+	"source_url, created_at, updated_at, " \
+	"(SELECT name FROM tree WHERE tree.id = series.tree_id) AS tree, " \
+	"(SELECT json_group_array(DISTINCT arch) FROM series_build " \
+	" WHERE series_id = series.id) AS arches, " \
+	"(SELECT json_group_object(verdict, n) FROM (SELECT verdict, " \
+	" count(*) AS n FROM comparison WHERE series_id = series.id " \
+	" GROUP BY verdict)) AS verdicts, " \
+	"(SELECT json_group_object(verdict, n) FROM (SELECT verdict, " \
+	" count(*) AS n FROM comparison WHERE series_id = series.id " \
+	" AND is_primary GROUP BY verdict)) AS primary_verdicts"
 
 int db_series_list(struct db *db, const struct series_filter *f,
 		   json_t **items, long long *next_before)
@@ -249,13 +108,19 @@ int db_series_list(struct db *db, const struct series_filter *f,
 		"(?3 IS NULL OR instr(lower(author), lower(?3)) > 0) AND "
 		"(?4 IS NULL OR instr(lower(subject), lower(?4)) > 0) AND "
 		"(?5 IS NULL OR id < ?5) AND "
-		"(?6 IS NULL OR id > ?6) "
+		"(?6 IS NULL OR id > ?6) AND "
+		"(?9 IS NULL OR tree_id IN (SELECT id FROM tree "
+		" WHERE name = ?9)) AND "
+		"(?10 IS NULL OR EXISTS (SELECT 1 FROM series_build sb "
+		" WHERE sb.series_id = series.id AND sb.arch = ?10)) AND "
+		"(?11 IS NULL OR EXISTS (SELECT 1 FROM comparison c "
+		" WHERE c.series_id = series.id AND c.verdict = ?11)) "
 		"ORDER BY id DESC LIMIT ?7 OFFSET ?8";
 	sqlite3_stmt *st = NULL;
 	json_t *rows = json_array();
 	int ret = -1;
 
-	if (prepare(db, sql, &st))
+	if (db_json_prepare(db, sql, &st))
 		goto out;
 	if (f->status)
 		sqlite3_bind_text(st, 1, f->status, -1, SQLITE_STATIC);
@@ -271,8 +136,14 @@ int db_series_list(struct db *db, const struct series_filter *f,
 		sqlite3_bind_int64(st, 6, f->after);
 	sqlite3_bind_int64(st, 7, (long long)f->limit + 1);
 	sqlite3_bind_int64(st, 8, f->offset);
-	if (collect(db, st, rows))
+	db_bind_text_or_null(st, 9, f->tree);
+	db_bind_text_or_null(st, 10, f->arch);
+	db_bind_text_or_null(st, 11, f->verdict);
+	if (db_json_collect(db, st, rows))
 		goto out;
+	db_json_parse_member(rows, "arches");
+	db_json_parse_member(rows, "verdicts");
+	db_json_parse_member(rows, "primary_verdicts");
 
 	*next_before = page_cut(rows, f->limit);
 	*items = rows;
@@ -280,8 +151,87 @@ int db_series_list(struct db *db, const struct series_filter *f,
 	ret = 0;
 out:
 	json_decref(rows);
-	done(st);
+	db_json_done(st);
 	return ret;
+}
+
+/* "problems": the text of one problem a line, as an array. */
+static void problems_array(json_t *series)
+{
+	const char *text = json_string_value(json_object_get(series,
+							     "problems"));
+	json_t *a = json_array();
+	const char *nl;
+
+	while (text && *text) {
+		nl = strchr(text, '\n');
+		json_array_append_new(a, json_stringn(text, nl ?
+				      (size_t)(nl - text) : strlen(text)));
+		text = nl ? nl + 1 : "";
+	}
+	json_object_set_new(series, "problems", a);
+}
+
+static json_t *number_or_null(double v)
+{
+	return isnan(v) ? json_null() : json_real(v);
+}
+
+static json_t *str_or_null(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+/*
+ * "since_previous": db_versions_since_previous() as JSON, null without a
+ * previous version.
+ */
+static int since_previous(struct db *db, long long id, json_t *series)
+{
+	struct db_versions_since v;
+	json_t *obj, *metrics;
+	size_t i;
+
+	if (db_versions_since_previous(db, id, &v)) {
+		db_versions_since_release(&v);
+		return -1;
+	}
+	if (!v.previous_id) {
+		json_object_set_new(series, "since_previous", json_null());
+		return 0;
+	}
+	metrics = json_array();
+	for (i = 0; i < v.n; i++) {
+		const struct db_versions_metric *m = &v.metrics[i];
+		json_t *params = json_loads(m->params ? m->params : "{}",
+					    JSON_DECODE_ANY, NULL);
+
+		json_array_append_new(metrics, json_pack(
+			"{s:s?, s:s?, s:s?, s:o, s:s?, s:s?, s:o, s:o, s:o, "
+			"s:o, s:o, s:o, s:o, s:o}",
+			"arch", m->arch, "workload", m->workload,
+			"metric", m->metric,
+			"params", params ? params : json_string(m->params),
+			"unit", m->unit, "direction", m->direction,
+			"verdict", str_or_null(m->verdict),
+			"change_pct", number_or_null(m->change_pct),
+			"ci_low_pct", number_or_null(m->ci_low_pct),
+			"ci_high_pct", number_or_null(m->ci_high_pct),
+			"previous_verdict", str_or_null(m->previous_verdict),
+			"previous_change_pct",
+			number_or_null(m->previous_change_pct),
+			"previous_ci_low_pct",
+			number_or_null(m->previous_ci_low_pct),
+			"previous_ci_high_pct",
+			number_or_null(m->previous_ci_high_pct)));
+	}
+	obj = json_pack("{s:I, s:i, s:s?, s:o}", "series_id",
+			(json_int_t)v.previous_id, "version",
+			v.previous_version, "status", v.previous_status,
+			"metrics", metrics);
+	json_object_set_new(series, "since_previous", obj);
+	db_versions_since_release(&v);
+	return 0;
 }
 
 int db_series_get(struct db *db, long long id, json_t **out)
@@ -293,13 +243,23 @@ int db_series_get(struct db *db, long long id, json_t **out)
 		"tree.id = series.tree_id) AS tree, base_used, base_source, "
 		"base_reason, apply_failed_patch, apply_failed_file, "
 		"apply_failed_hunk, status, status_reason, created_at, "
-		"updated_at FROM series WHERE id = ?1";
+		"updated_at, title, previous_id, (SELECT p.version FROM series "
+		"p WHERE p.id = series.previous_id) AS previous_version, "
+		"superseded_by, (SELECT n.version FROM series n WHERE n.id = "
+		"series.superseded_by) AS superseded_by_version, problems "
+		"FROM series WHERE id = ?1";
 	static const struct {
 		const char *key, *sql;
 	} parts[] = {
 		{ "patches",
 		  "SELECT idx, msgid, subject, author, date, applied_commit, "
-		  "apply_method FROM patch WHERE series_id = ?1 ORDER BY idx" },
+		  "apply_method, fingerprint FROM patch WHERE series_id = ?1 "
+		  "ORDER BY idx" },
+		{ "trailers",
+		  "SELECT p.idx, t.name, t.value, t.message_id, "
+		  "t.from_version, t.from_series FROM patch p JOIN "
+		  "patch_trailer t ON t.patch_id = p.id WHERE p.series_id = ?1 "
+		  "ORDER BY p.idx, t.id" },
 		{ "jobs",
 		  "SELECT id, kind, arch, state, attempts, max_attempts, "
 		  "not_before, last_error, created_at, updated_at "
@@ -341,7 +301,8 @@ int db_series_get(struct db *db, long long id, json_t **out)
 		  "c.ci_low_pct, c.ci_high_pct, c.p_value, c.p_adjusted, "
 		  "c.p_holm, c.verdict, c.flags, c.is_primary, c.ci_level "
 		  "FROM comparison c LEFT JOIN host h ON h.id = c.host_id "
-		  "WHERE c.series_id = ?1 ORDER BY c.id" },
+		  "WHERE c.series_id = ?1 ORDER BY c.run_id, c.is_primary "
+		  "DESC, c.id" },
 		{ "notifications",
 		  "SELECT id, kind, role, transport, recipients, message_id, "
 		  "subject, status, status_reason, attempts, path, "
@@ -357,9 +318,9 @@ int db_series_get(struct db *db, long long id, json_t **out)
 	int ret = -1;
 
 	*out = NULL;
-	if (read_begin(db))
+	if (db_json_read_begin(db))
 		return -1;
-	if (rows_by_id(db, series_sql, id, &rows))
+	if (db_json_rows_by_id(db, series_sql, id, &rows))
 		goto out;
 	series = json_incref(json_array_get(rows, 0));
 	json_decref(rows);
@@ -368,18 +329,39 @@ int db_series_get(struct db *db, long long id, json_t **out)
 		goto out;
 	}
 	for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
-		if (rows_by_id(db, parts[i].sql, id, &part))
+		if (db_json_rows_by_id(db, parts[i].sql, id, &part))
 			goto out;
-		params_objects(part);
+		db_json_parse_member(part, "params");
 		json_object_set_new(series, parts[i].key, part);
 	}
+	problems_array(series);
+	if (since_previous(db, id, series))
+		goto out;
 	*out = series;
 	series = NULL;
 	ret = 0;
 out:
-	read_end(db);
+	db_json_read_end(db);
 	json_decref(series);
 	return ret;
+}
+
+int db_series_exists(struct db *db, long long id, int *exists)
+{
+	static const char sql[] = "SELECT 1 FROM series WHERE id = ?1";
+	sqlite3_stmt *st;
+	int rc;
+
+	if (db_json_prepare(db, sql, &st))
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st);
+	db_json_done(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return error("db_series", "series %lld: %s", id,
+			     sqlite3_errmsg(db_sqlite(db)));
+	*exists = rc == SQLITE_ROW;
+	return 0;
 }
 
 int db_series_samples(struct db *db, long long series_id,
@@ -398,24 +380,21 @@ int db_series_samples(struct db *db, long long series_id,
 		"(?3 IS NULL OR s.workload = ?3) AND "
 		"(?4 IS NULL OR s.metric = ?4) AND s.id > ?5 "
 		"ORDER BY s.id LIMIT ?6";
-	static const char exists_sql[] =
-		"SELECT id FROM series WHERE id = ?1";
 	sqlite3_stmt *st = NULL;
-	json_t *rows = NULL;
-	int ret = -1;
+	json_t *rows = json_array();
+	int ret = -1, exists;
 
 	*items = NULL;
 	*next_after = 0;
-	if (read_begin(db))
+	if (db_json_read_begin(db))
 		return -1;
-	if (rows_by_id(db, exists_sql, series_id, &rows))
+	if (db_series_exists(db, series_id, &exists))
 		goto out;
-	if (!json_array_size(rows)) {
+	if (!exists) {
 		ret = 0;
 		goto out;
 	}
-	json_array_clear(rows);
-	if (prepare(db, sql, &st))
+	if (db_json_prepare(db, sql, &st))
 		goto out;
 	sqlite3_bind_int64(st, 1, series_id);
 	if (f->run)
@@ -426,16 +405,16 @@ int db_series_samples(struct db *db, long long series_id,
 		sqlite3_bind_text(st, 4, f->metric, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 5, f->after);
 	sqlite3_bind_int64(st, 6, (long long)f->limit + 1);
-	if (collect(db, st, rows))
+	if (db_json_collect(db, st, rows))
 		goto out;
 	*next_after = page_cut(rows, f->limit);
-	params_objects(rows);
+	db_json_parse_member(rows, "params");
 	*items = rows;
 	rows = NULL;
 	ret = 0;
 out:
-	done(st);
-	read_end(db);
+	db_json_done(st);
+	db_json_read_end(db);
 	json_decref(rows);
 	return ret;
 }

@@ -1,4 +1,4 @@
--- 0008_report.sql - the report stage (daemon/stage_report.c): the mails
+-- 0010_report.sql - the report stage (daemon/stage_report.c): the mails
 -- it sends or writes, and the patchwork checks it posts.
 --
 -- A notification is one mail of one kind to one recipient set.  Its row,
