@@ -1100,10 +1100,23 @@ static void environment(const struct report_series *s,
 static void reproduce(const struct report_series *s,
 		      const struct report_settings *rs, struct strbuf *out)
 {
+	static const char cmd[] = "  kregress submit ";
+	static const char cont[] = "    ";
+
 	strbuf_addstr(out, "Reproduce (with a kregressd of the same "
 		      "configuration):\n");
-	if (s->source_url)
-		wrapf(out, "  ", "  ", "kregress submit %s", s->source_url);
+	/*
+	 * A command too long for a line goes on two, joined by a \ so that
+	 * it can be pasted into a shell whole; a URL too long for any line
+	 * starts its own without indentation, as in wrap().
+	 */
+	if (s->source_url && strlen(cmd) + strlen(s->source_url) >
+	    REPORT_WIDTH)
+		strbuf_addf(out, "%s\\\n%s%s\n", cmd,
+			    strlen(cont) + strlen(s->source_url) <=
+			    REPORT_WIDTH ? cont : "", s->source_url);
+	else if (s->source_url)
+		strbuf_addf(out, "%s%s\n", cmd, s->source_url);
 	else
 		wrap(out, "  ", "  ", "kregress submit SERIES.mbox   (the "
 		     "series as it was submitted)");

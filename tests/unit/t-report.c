@@ -290,6 +290,17 @@ static void test_regression_mail(void)
 	ok(!strstr(m.body.buf, "likely-regression"), "and never called "
 	   "significant");
 	report_mail_release(&m);
+
+	s.source_url = "https://lore.kernel.org/linux-mm/"
+		       "cover.1796132719.git.author@example.org/";
+	render(&s, REPORT_REGRESSION, NULL, &m);
+	ok(strstr(m.body.buf, "  kregress submit \\\n    https://lore.kernel."
+		  "org/linux-mm/cover.1796132719.git.author@example.org/\n")
+	   != NULL, "a reproduce command too long for a line goes on two, "
+	   "joined by a backslash");
+	ok(widest_line(m.body.buf) <= 78, "... within 78 columns (%zu)",
+	   widest_line(m.body.buf));
+	report_mail_release(&m);
 	strbuf_release(&id);
 }
 
