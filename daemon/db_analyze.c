@@ -186,9 +186,9 @@ int db_analyze_store(struct db *db, long long series_id,
 		      "host_id, workload, metric, params, unit, direction, "
 		      "n_base, n_new, median_base, median_new, change_pct, "
 		      "ci_low_pct, ci_high_pct, p_value, p_adjusted, p_holm, "
-		      "verdict, flags, is_primary) VALUES (?1, ?2, ?3, ?4, ?5, "
-		      "?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, "
-		      "?18, ?19, ?20, ?21, ?22)");
+		      "verdict, flags, is_primary, ci_level) VALUES (?1, ?2, ?3, "
+		      "?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, "
+		      "?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23)");
 	if (!ins)
 		goto fail;
 	for (i = 0; i < n; i++) {
@@ -219,6 +219,7 @@ int db_analyze_store(struct db *db, long long series_id,
 		db_bind_text(ins, 20, c->verdict);
 		db_bind_text(ins, 21, c->flags);
 		db_bind_int(ins, 22, c->is_primary);
+		db_bind_real(ins, 23, c->ci_level);
 		if (db_step_done(db, ins, "analyze", "insert comparison"))
 			goto fail;
 	}

@@ -93,6 +93,14 @@ static int jq_prepare(struct db *db, const char *sql, struct sqlite3_stmt **st)
 int jobq_enqueue(struct db *db, const char *kind, long long series_id,
 		 const char *arch, long long *id)
 {
+	return jobq_enqueue_attempts(db, kind, series_id, arch,
+				     JOBQ_MAX_ATTEMPTS, id);
+}
+
+int jobq_enqueue_attempts(struct db *db, const char *kind,
+			  long long series_id, const char *arch,
+			  int max_attempts, long long *id)
+{
 	struct sqlite3_stmt *st = NULL;
 	long long now = jobq_now();
 	int own, ret = -1;
@@ -100,10 +108,12 @@ int jobq_enqueue(struct db *db, const char *kind, long long series_id,
 	if (jq_begin(db, &own))
 		return -1;
 	if (jq_prepare(db, "INSERT INTO job (kind, series_id, arch, "
-		       "not_before, created_at, updated_at) "
-		       "VALUES (?1, ?2, ?3, ?4, ?4, ?4)",
+		       "max_attempts, not_before, created_at, updated_at) "
+		       "VALUES (?1, ?2, ?3, ?5, ?4, ?4, ?4)",
 		       &st))
 		goto out;
+	db_bind_int(st, 5, max_attempts > 0 ? max_attempts :
+		    JOBQ_MAX_ATTEMPTS);
 	db_bind_text(st, 1, kind);
 	if (series_id)
 		db_bind_int(st, 2, series_id);

@@ -3,7 +3,8 @@
  *
  * Every pipeline stage is a subcommand that works without the daemon
  * (series parse, apply, build, boot, compare, bench, tree import, host
- * probe); submit, status, watch and results talk to kregressd's API.
+ * probe, analyze, report show); submit, status, watch, results and report
+ * release talk to kregressd's API.
  */
 #include <stdio.h>
 #include <string.h>

@@ -46,6 +46,18 @@ pipeline_stage_find(const struct pipeline_stage *table, const char *kind)
 	return NULL;
 }
 
+/* Queues a job of kind with the attempts its stage in table has. */
+static int enqueue_in(const struct pipeline_stage *table, struct db *db,
+		      const char *kind, long long series_id, const char *arch)
+{
+	const struct pipeline_stage *st = pipeline_stage_find(table, kind);
+
+	return jobq_enqueue_attempts(db, kind, series_id, arch,
+				     st && st->max_attempts ?
+				     st->max_attempts : JOBQ_MAX_ATTEMPTS,
+				     NULL);
+}
+
 int pipeline_job_arch(const struct pipeline_ctx *ctx, const struct job *job,
 		      const struct config_arch_cfg **ac, struct strbuf *reason)
 {
@@ -121,11 +133,13 @@ static int enqueue_arches(struct pipeline_ctx *ctx,
 	for (a = arch_table; ctx->cfg && a->name; a++) {
 		if (!config_arch_get(ctx->cfg, a))
 			continue;
-		if (jobq_enqueue(ctx->db, st->kind, series_id, a->name, NULL))
+		if (enqueue_in(ctx->stages, ctx->db, st->kind, series_id,
+			       a->name))
 			return -1;
 		n++;
 	}
-	return n ? 0 : jobq_enqueue(ctx->db, st->kind, series_id, NULL, NULL);
+	return n ? 0 : enqueue_in(ctx->stages, ctx->db, st->kind, series_id,
+				  NULL);
 }
 
 /*
@@ -143,8 +157,8 @@ static int advance(struct pipeline_ctx *ctx, const struct job *job,
 	int active;
 
 	if (job->arch && next && next->per_arch)
-		return jobq_enqueue(ctx->db, next->kind, sid, job->arch,
-				    NULL) || set_progress(ctx, sid);
+		return enqueue_in(ctx->stages, ctx->db, next->kind, sid,
+				  job->arch) || set_progress(ctx, sid);
 	if (job->arch) {
 		if (db_pipeline_active(ctx->db, sid, NULL, &active))
 			return -1;
@@ -157,7 +171,7 @@ static int advance(struct pipeline_ctx *ctx, const struct job *job,
 		return 0;
 	if (next && next->per_arch)
 		return enqueue_arches(ctx, next, sid);
-	return jobq_enqueue(ctx->db, st->next, sid, NULL, NULL);
+	return enqueue_in(ctx->stages, ctx->db, st->next, sid, NULL);
 }
 
 /* The series fails: its reason, and the other arches' queued jobs go. */
@@ -167,6 +181,24 @@ static int fail_series(struct pipeline_ctx *ctx, const struct job *job,
 	return db_pipeline_set_status(ctx->db, job->series_id, status,
 				      reason) ||
 	       db_pipeline_cancel(ctx->db, job->series_id, reason);
+}
+
+/*
+ * A stage failed for good: a report job tells the author of a result
+ * (does-not-apply, build-failed, boot-failed: the stage's own failure
+ * status), and, once runs have started (report_failure 2), settles the
+ * patchwork checks they set pending.  Not for a stage without code.
+ */
+static int report_failure(struct pipeline_ctx *ctx, const struct job *job,
+			  const struct pipeline_stage *st,
+			  const char *fail_status)
+{
+	if (!st || !st->run || !st->report_failure ||
+	    (st->report_failure == 1 && strcmp(fail_status, st->failed)) ||
+	    !pipeline_stage_find(ctx->stages, "report"))
+		return 0;
+	return enqueue_in(ctx->stages, ctx->db, "report", job->series_id,
+			  NULL);
 }
 
 /* The outcome transaction of a job; 0 or -1 (rolled back, logged). */
@@ -197,7 +229,8 @@ static int record(struct pipeline_ctx *ctx, const struct job *job,
 			goto out;
 		strbuf_addf(&sr, "%s: %s", job->kind, reason);
 		if (job->series_id && !final &&
-		    fail_series(ctx, job, fail_status, sr.buf))
+		    (fail_series(ctx, job, fail_status, sr.buf) ||
+		     report_failure(ctx, job, st, fail_status)))
 			goto out;
 		break;
 	case PIPELINE_RETRY:
@@ -208,7 +241,8 @@ static int record(struct pipeline_ctx *ctx, const struct job *job,
 		if (job->attempts >= job->max_attempts) {
 			strbuf_addf(&sr, "%s: %s (after %d attempts)",
 				    job->kind, reason, job->attempts);
-			if (fail_series(ctx, job, fail_status, sr.buf))
+			if (fail_series(ctx, job, fail_status, sr.buf) ||
+			    report_failure(ctx, job, st, fail_status))
 				goto out;
 		} else {
 			strbuf_addf(&sr, "%s: attempt %d of %d failed, "

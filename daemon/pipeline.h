@@ -17,6 +17,13 @@
  * and the failure statuses fetch-failed, incomplete, does-not-apply,
  * build-failed, boot-failed, failed, each with series.status_reason.
  *
+ * A stage marked report_failure queues a report job when it fails for
+ * good, in the same transaction: apply and build (1) when their failure
+ * is the patch's result (does-not-apply, build-failed), run and analyze
+ * (2) whatever the failure, since a run that started set the series'
+ * patchwork checks pending.  The report stage mails the author of a
+ * result and settles the checks; the series keeps its failure status.
+ *
  * Build and run are per-arch stages: one job per configured arch
  * (job.arch), and each arch's run job is queued as soon as that arch's
  * build job is done, so x86_64 boots while arm64 still builds.  While
@@ -84,6 +91,10 @@ struct pipeline_stage {
 	const char *next;	/* next job kind, NULL = last stage */
 	int per_arch;		/* one job per configured arch */
 	pipeline_stage_fn run;	/* NULL = not implemented yet */
+	int report_failure;	/* failing for good queues a report job:
+				 * 1 on the stage's own failure status,
+				 * 2 on any */
+	int max_attempts;	/* of its jobs; 0 = JOBQ_MAX_ATTEMPTS */
 };
 
 /* The stage for a job kind in table (in pipeline order, terminated by a
