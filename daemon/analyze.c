@@ -461,30 +461,60 @@ static int decisive(enum stats_verdict v)
 	       v == STATS_MINOR || v == STATS_NO_CHANGE;
 }
 
+/* Whether s names primary metrics: then they alone decide the run. */
+static int any_primary(const struct analyze_set *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (s->m[i].primary)
+			return 1;
+	return 0;
+}
+
+/*
+ * A significant verdict of one of the k metrics that decide counts only
+ * when it survives the correction for all k: p below alpha / k, which
+ * puts its Holm p over the same family (analyze_adjust()) below alpha,
+ * so the run never stops on a change its report could not call
+ * significant.
+ */
+static int confirmed(const struct analyze_metric *m, size_t k, double alpha)
+{
+	if (m->r.verdict != STATS_REGRESSION &&
+	    m->r.verdict != STATS_IMPROVEMENT)
+		return 1;
+	return m->r.p * k < alpha;
+}
+
 int analyze_set_look(struct analyze_set *s, struct stats_seq *seq, size_t n,
 		     const struct stats_opts *o, enum analyze_next *next)
 {
 	double alpha = stats_seq_look(seq, n);
-	int stop = 1, all = 1, any_primary = 0, ret = 0;
-	size_t i;
+	int stop = 1, all = 1, ret = 0, any = any_primary(s);
+	size_t i, k = 0;
 
-	for (i = 0; i < s->n; i++)
-		any_primary |= s->m[i].primary;
 	for (i = 0; i < s->n; i++) {
 		struct analyze_metric *m = &s->m[i];
-		int decides = m->primary || !any_primary;
 
-		if (compare(m, o, alpha)) {
+		if (compare(m, o, alpha))
 			ret = -1;
-			if (decides)
-				stop = all = 0;
+		else if ((m->primary || !any) && isfinite(m->r.p))
+			k++;
+	}
+	for (i = 0; i < s->n; i++) {
+		struct analyze_metric *m = &s->m[i];
+
+		if (any && !m->primary)
+			continue;
+		if (!m->compared) {
+			stop = all = 0;
 			continue;
 		}
-		if (!decides)
-			continue;
-		if (!stats_seq_should_stop(seq, &m->r, n))
+		if (!stats_seq_should_stop(seq, &m->r, n) ||
+		    (!confirmed(m, k, alpha) && n < seq->n_max))
 			stop = 0;
-		if (!decisive(m->r.verdict))
+		if (!decisive(m->r.verdict) || !confirmed(m, k, alpha))
 			all = 0;
 	}
 	*next = !s->n ? ANALYZE_MORE : all ? ANALYZE_DECIDED :
@@ -505,42 +535,68 @@ int analyze_set_final(struct analyze_set *s, const struct stats_opts *o,
 	return analyze_set_look(s, &seq, looks[nlooks - 1], o, &next);
 }
 
-void analyze_adjust(struct analyze_set *sets, size_t nsets,
-		    enum analyze_fdr method)
+/*
+ * Collects the compared metrics of s that have a p (only those that
+ * decide when deciders) into idx and p; returns how many.
+ */
+static size_t family(struct analyze_set *s, int deciders,
+		     struct analyze_metric **idx, double *p)
 {
-	struct analyze_metric **idx;
-	double *p, *holm, *adj;
-	size_t total = 0, k = 0, i, j;
+	size_t i, k = 0;
+	int any = any_primary(s);
 
-	for (i = 0; i < nsets; i++)
-		total += sets[i].n;
-	idx = xcalloc(total, sizeof(*idx));
-	p = xcalloc(total, sizeof(*p));
-	holm = xcalloc(total, sizeof(*holm));
-	adj = xcalloc(total, sizeof(*adj));
-	for (i = 0; i < nsets; i++)
-		for (j = 0; j < sets[i].n; j++) {
-			struct analyze_metric *m = &sets[i].m[j];
+	for (i = 0; i < s->n; i++) {
+		struct analyze_metric *m = &s->m[i];
 
-			m->p_adjusted = m->p_holm = NAN;
-			if (!isfinite(m->r.p))
-				continue;
-			idx[k] = m;
-			p[k++] = m->r.p;
-		}
+		if (!m->compared || !isfinite(m->r.p) ||
+		    (deciders && any && !m->primary))
+			continue;
+		idx[k] = m;
+		p[k++] = m->r.p;
+	}
+	return k;
+}
+
+static void adjust_set(struct analyze_set *s, enum analyze_fdr method)
+{
+	struct analyze_metric **idx = xcalloc(s->n, sizeof(*idx));
+	double *p = xcalloc(s->n, sizeof(*p));
+	double *holm = xcalloc(s->n, sizeof(*holm));
+	double *adj = xcalloc(s->n, sizeof(*adj));
+	size_t i, k;
+
+	for (i = 0; i < s->n; i++)
+		s->m[i].p_adjusted = s->m[i].p_holm = NAN;
+	/* Every metric of the run: p_adjusted, and the others' Holm p. */
+	k = family(s, 0, idx, p);
 	stats_holm(p, k, holm);
 	if (method == ANALYZE_FDR_BH)
 		stats_bh(p, k, adj);
 	for (i = 0; i < k; i++) {
 		idx[i]->p_holm = holm[i];
-		idx[i]->p_adjusted = method == ANALYZE_FDR_BH ? adj[i] :
-				     method == ANALYZE_FDR_HOLM ? holm[i] :
-				     p[i];
+		idx[i]->p_adjusted = method == ANALYZE_FDR_BH ? adj[i] : p[i];
 	}
+	/* The metrics that decide: Holm over them alone. */
+	k = family(s, 1, idx, p);
+	stats_holm(p, k, holm);
+	for (i = 0; i < k; i++)
+		idx[i]->p_holm = holm[i];
+	if (method == ANALYZE_FDR_HOLM)
+		for (i = 0; i < s->n; i++)
+			s->m[i].p_adjusted = s->m[i].p_holm;
 	free(idx);
 	free(p);
 	free(holm);
 	free(adj);
+}
+
+void analyze_adjust(struct analyze_set *sets, size_t nsets,
+		    enum analyze_fdr method)
+{
+	size_t i;
+
+	for (i = 0; i < nsets; i++)
+		adjust_set(&sets[i], method);
 }
 
 const char *analyze_direction_str(enum stats_direction d)

@@ -14,13 +14,14 @@
  *
  * analyze_set_look() is one look of the adaptive design: every metric
  * compared at that look's alpha, and whether the run is decided (every
- * primary metric decisive).  The runner stops on it after each round;
+ * primary metric decisive, a significant one only when it survives the
+ * correction for all of them).  The runner stops on it after each round;
  * the analyze stage takes the run's last look again on the stored boots
  * (analyze_set_final(), the earlier looks replayed), so the verdict
  * stored is the one the run stopped on, computed by the same code.
- * analyze_adjust() then adjusts the p-values across every metric of a
- * series (all its runs): Holm always, plus the configured method for
- * p_adjusted.
+ * analyze_adjust() then adjusts the p-values within each run (one arch
+ * on one host is one experiment): Holm always, plus the configured
+ * method for p_adjusted.
  *
  * The adjusted p-values do not change a verdict: stats.c decides each
  * metric at alpha on its own p, as `kregress compare` does, and the
@@ -179,7 +180,9 @@ enum analyze_next {
  * compared with o at the alpha stats_seq_look() gives the look.  *next
  * is ANALYZE_DECIDED when every metric that decides (the primary ones;
  * all of them when none is primary) has a decisive verdict (regression,
- * improvement, minor, no-change), ANALYZE_BUDGET when n reached the
+ * improvement, minor, no-change), a regression or improvement only with
+ * p below alpha / k for the k of them that have a p (so that Holm over
+ * them, as analyze_adjust() takes it, confirms it), ANALYZE_BUDGET when n reached the
  * budget first, ANALYZE_MORE otherwise (and for an empty set).  -1 as
  * for analyze_set_compare(); an uncompared metric is not decisive.
  */
@@ -200,9 +203,11 @@ int analyze_set_final(struct analyze_set *s, const struct stats_opts *o,
 		      size_t nlooks);
 
 /*
- * Adjusts the p-values of every compared metric of the nsets sets
- * together: p_holm by Holm, p_adjusted by method.  Metrics without a p
- * (insufficient data) take no part and keep NAN.
+ * Adjusts the p-values of the compared metrics of each of the nsets sets
+ * (runs) on their own: p_holm by Holm, over the metrics that decide the
+ * run for those, over all of the run's metrics for the others;
+ * p_adjusted by method over all of the run's metrics.  Metrics without a
+ * p (insufficient data) take no part and keep NAN.
  */
 void analyze_adjust(struct analyze_set *sets, size_t nsets,
 		    enum analyze_fdr method);

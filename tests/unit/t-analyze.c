@@ -2,8 +2,8 @@
  * t-analyze.c - analyze.c on its own: per-boot medians (odd and even
  * counts), grouping by params, the order and consistency rules, the caps
  * on names, params and iterations, the p-value adjustment across
- * several runs' metrics, and the runner's last look taken again by the
- * analysis.
+ * several runs' metrics, the runner's last look taken again by the
+ * analysis, and the correction for the metrics that decide a run.
  */
 #include <math.h>
 #include <stdio.h>
@@ -101,6 +101,72 @@ static void test_final_is_last_look(void)
 	strbuf_release(&err);
 }
 
+/*
+ * nprimary of 13 metrics primary plus one that is not, each with the
+ * two sides apart over n boots a side, looked at once in a design of 20.
+ */
+static enum analyze_next separated(struct analyze_set *s, size_t nprimary,
+				   size_t n)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct stats_seq seq;
+	struct stats_opts o;
+	enum analyze_next next = ANALYZE_MORE;
+	char m[8];
+	size_t k, b;
+	int r = 0;
+
+	stats_opts_init(&o);
+	o.bootstrap = 0;
+	stats_seq_init(&seq, 0.05, 20);
+	analyze_set_init(s);
+	for (k = 0; k < 14; k++) {
+		snprintf(m, sizeof(m), "m%02zu", k);
+		for (b = 0; b < 2 * n; b++)
+			r |= analyze_add(s, "w", m, "{}", "ns", "lower",
+					 k < nprimary, b % 2, b,
+					 100 + 50 * (b % 2) + b, &err);
+	}
+	analyze_set_finish(s);
+	r |= analyze_set_look(s, &seq, n, &o, &next);
+	is_int(r, 0, "%zu primary metrics, %zu boots a side: looked at",
+	       nprimary, n);
+	strbuf_release(&err);
+	return next;
+}
+
+/*
+ * The run stops on a change only when Holm over its primary metrics can
+ * confirm it: at 6 boots a side the smallest p (2/924) is below the
+ * look's alpha (0.021) for one metric alone, not for 13 of them.
+ */
+static void test_decided_after_holm(void)
+{
+	struct analyze_set s;
+	enum analyze_next next;
+
+	is_int(separated(&s, 1, 6), ANALYZE_DECIDED, "1 primary metric "
+	       "apart at 6 boots a side: decided");
+	analyze_set_release(&s);
+	next = separated(&s, 13, 6);
+	is_int(next, ANALYZE_MORE, "13 of them: p %.4f at "
+	       "alpha %.4f is significant alone, not after Holm: go on",
+	       s.m[0].r.p, s.m[0].r.alpha);
+	is_str(stats_verdict_str(s.m[0].r.verdict), "regression", "(the "
+	       "metric's own verdict)");
+	analyze_set_release(&s);
+	is_int(separated(&s, 13, 8), ANALYZE_DECIDED, "13 of them at 8 "
+	       "boots a side: decided");
+	analyze_adjust(&s, 1, ANALYZE_FDR_NONE);
+	ok(s.m[0].p_holm < s.m[0].r.alpha, "and Holm confirms it: %.4f "
+	   "below %.4f", s.m[0].p_holm, s.m[0].r.alpha);
+	is_double(s.m[0].p_holm, 13 * s.m[0].r.p, 1e-15, "Holm over the 13 "
+		  "primary metrics");
+	is_double(s.m[13].p_holm, 14 * s.m[13].r.p, 1e-15, "the other metric: "
+		  "Holm over all 14 of the run");
+	analyze_set_release(&s);
+}
+
 int main(void)
 {
 	struct strbuf err = STRBUF_INIT;
@@ -187,8 +253,9 @@ int main(void)
 	}
 	ok(isnan(sets[1].m[1].r.p), "2 boots a side: no p");
 	analyze_adjust(sets, 2, ANALYZE_FDR_HOLM);
-	is_double(sets[0].m[0].p_holm, 3 * sets[0].m[0].r.p, 1e-15,
-		  "Holm over the 3 p-values of both runs");
+	is_double(sets[0].m[0].p_holm, 2 * sets[0].m[0].r.p, 1e-15,
+		  "Holm within a run: over its 2 p-values, not the other "
+		  "run's");
 	is_double(sets[0].m[0].p_adjusted, sets[0].m[0].p_holm, 0,
 		  "fdr_method holm: p_adjusted is Holm's");
 	ok(isnan(sets[1].m[1].p_holm) && isnan(sets[1].m[1].p_adjusted),
@@ -205,5 +272,6 @@ int main(void)
 		analyze_set_release(&sets[i]);
 	strbuf_release(&err);
 	test_final_is_last_look();
+	test_decided_after_holm();
 	return done_testing();
 }
