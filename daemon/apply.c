@@ -246,6 +246,17 @@ void apply_result_release(struct apply_result *res)
  * applied.
  */
 
+/* 1 when p[0..n) has a C0 control character or DEL. */
+static int has_control(const char *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if ((unsigned char)p[i] < 0x20 || p[i] == 0x7f)
+			return 1;
+	return 0;
+}
+
 /* Checks one path as it appears after the a/ or b/ prefix is removed. */
 static int check_path(const char *p, size_t n, struct strbuf *why)
 {
@@ -261,13 +272,11 @@ static int check_path(const char *p, size_t n, struct strbuf *why)
 		strbuf_addf(why, "path with a backslash '%.*s'", (int)n, p);
 		return -1;
 	}
-	for (i = 0; i < n; i++)
-		if ((unsigned char)p[i] < 0x20 || p[i] == 0x7f) {
-			strbuf_addf(why, "path with a control character "
-				    "'%.*s'", (int)strnlen(p, n), p);
-			return -1;
-		}
-	i = 0;
+	if (has_control(p, n)) {
+		strbuf_addf(why, "path with a control character '%.*s'",
+			    (int)strnlen(p, n), p);
+		return -1;
+	}
 	while (i < n) {
 		const char *c = p + i;
 		size_t k = 0;
@@ -1213,6 +1222,17 @@ int apply_series(struct apply_repo *r, const char *base,
 		if (!p->message || strlen(p->message) > APPLY_MAX_MESSAGE) {
 			set_failure(res, APPLY_REJECTED, i + 1, NULL, NULL,
 				    "commit message missing or too long");
+			break;
+		}
+		/* libgit2 takes a line break in a name, and then cannot
+		 * read the commit back */
+		if (has_control(author_name(p), strlen(author_name(p))) ||
+		    (p->author_email && has_control(p->author_email,
+						    strlen(p->author_email)))) {
+			set_failure(res, APPLY_FAILED, i + 1, NULL, NULL,
+				    "bad author: a control character in the "
+				    "name or address, which a git commit "
+				    "cannot hold");
 			break;
 		}
 		if (git_signature_new(&author, author_name(p),

@@ -76,12 +76,15 @@ static int read_series(const char *src, const struct apply_cli *o,
 	fetch_options_init(&fo);
 	fo.allow = o->allow;
 	if (fetch_is_url(src)) {
-		struct strbuf data = STRBUF_INIT;
+		struct strbuf data = STRBUF_INIT, why = STRBUF_INIT;
 
-		if (!fetch_mbox(src, &fo, &data))
+		if (!fetch_mbox(src, &fo, &data, &why, NULL))
 			ret = mail_box_read_buf(&box, data.buf, data.len, src,
 						&lim);
+		else
+			error("fetch", "%s", why.buf);
 		strbuf_release(&data);
+		strbuf_release(&why);
 	} else {
 		ret = mail_box_read_file(&box, src, &lim);
 	}

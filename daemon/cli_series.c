@@ -307,10 +307,12 @@ int cli_series_parse(int argc, char **argv)
 	fo.allow = allow;
 	fo.max_bytes = lim.max_bytes ? lim.max_bytes : MAIL_MAX_BYTES_DEFAULT;
 	if (fetch_is_url(argv[optind])) {
-		struct strbuf data = STRBUF_INIT;
+		struct strbuf data = STRBUF_INIT, why = STRBUF_INIT;
 
-		if (fetch_mbox(argv[optind], &fo, &data)) {
+		if (fetch_mbox(argv[optind], &fo, &data, &why, NULL)) {
+			error("fetch", "%s", why.buf);
 			strbuf_release(&data);
+			strbuf_release(&why);
 			goto out;
 		}
 		c = mail_box_read_buf(&box, data.buf, data.len, argv[optind],

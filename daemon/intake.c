@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "allowlist.h"
 #include "config.h"
 #include "db.h"
 #include "db_intake.h"
@@ -16,6 +15,8 @@
 #include "mail.h"
 #include "series.h"
 #include "strbuf.h"
+
+#define INTAKE_SKIPPED_SHOWN	3	/* skipped messages a reason names */
 
 /*
  * A complete version of series id: a newer version already there (then
@@ -33,6 +34,23 @@ static int versions(struct db *db, long long id, long long *newer,
 	       db_versions_supersede(db, id, superseded);
 }
 
+/*
+ * "; message 3 <id> skipped: message of N bytes exceeds the limit of M
+ * bytes": why a thread has no patch, or lacks one (the first few).
+ */
+static void add_skipped(const struct mail_box *box, struct strbuf *reason)
+{
+	size_t i;
+
+	for (i = 0; i < box->nr_skipped && i < INTAKE_SKIPPED_SHOWN; i++) {
+		strbuf_addstr(reason, "; ");
+		mail_skip_describe(&box->skipped[i], reason);
+	}
+	if (box->nr_skipped > INTAKE_SKIPPED_SHOWN)
+		strbuf_addf(reason, "; %zu more skipped",
+			    box->nr_skipped - INTAKE_SKIPPED_SHOWN);
+}
+
 enum pipeline_result intake_fetch_stage(struct pipeline_ctx *ctx,
 					const struct job *job,
 					struct pipeline_outcome *out)
@@ -46,9 +64,9 @@ enum pipeline_result intake_fetch_stage(struct pipeline_ctx *ctx,
 	struct series *s = NULL;
 	const struct series *rev;
 	const char **allow = NULL;
-	const char *why;
+	const char *name;
 	long long previous = 0, newer = 0;
-	int fetched = 0, newer_version = 0, superseded = 0;
+	int fetched = 0, newer_version = 0, superseded = 0, permanent = 0;
 	enum pipeline_result r = PIPELINE_FAIL;
 	size_t i;
 
@@ -80,26 +98,24 @@ enum pipeline_result intake_fetch_stage(struct pipeline_ctx *ctx,
 				      "neither a URL nor an mbox");
 			goto out;
 		}
-		if (allowlist_check(fo.allow, src.source_url, NULL, &why)) {
-			strbuf_addf(&out->reason, "%s: refused: %s",
-				    src.source_url, why);
-			goto out;
-		}
-		if (fetch_mbox(src.source_url, &fo, &data)) {
-			strbuf_addf(&out->reason, "%s: fetch failed (see the "
-				    "log); will retry", src.source_url);
-			r = PIPELINE_RETRY;
+		/* the reason names the cause; what cannot get better
+		 * (refused, a 4xx, over a cap) fails at once */
+		if (fetch_mbox(src.source_url, &fo, &data, &out->reason,
+			       &permanent)) {
+			if (!permanent)
+				r = PIPELINE_RETRY;
 			goto out;
 		}
 		fetched = 1;
 	} else {
 		strbuf_add(&data, src.mbox, src.mbox_len);
 	}
-	if (mail_box_read_buf(&box, data.buf, data.len,
-			      src.source_url ? src.source_url : "mbox", &lim) ||
+	name = src.source_url ? src.source_url : "the submitted mbox";
+	log_error_reset();
+	if (mail_box_read_buf(&box, data.buf, data.len, name, &lim) ||
 	    series_build(&box, &s)) {
-		strbuf_addstr(&out->reason, "the mbox cannot be read (too "
-			      "large or too many messages)");
+		strbuf_addf(&out->reason, "the mbox cannot be read: %s",
+			    log_error_first());
 		goto out;
 	}
 	/* The row's version once parsed (total set), else the newest. */
@@ -114,6 +130,7 @@ enum pipeline_result intake_fetch_stage(struct pipeline_ctx *ctx,
 	if (rev->status == SERIES_EMPTY ||
 	    rev->status == SERIES_PULL_REQUEST) {
 		series_status_reason(rev, &out->reason);
+		add_skipped(&box, &out->reason);
 		goto out;
 	}
 	/*
@@ -137,6 +154,7 @@ enum pipeline_result intake_fetch_stage(struct pipeline_ctx *ctx,
 	}
 	if (rev->status == SERIES_INCOMPLETE) {
 		series_status_reason(rev, &out->reason);
+		add_skipped(&box, &out->reason);
 		out->fail_status = "incomplete";
 		goto out;
 	}

@@ -16,10 +16,12 @@
  *
  * Outcomes: PIPELINE_OK (series "fetched", next "apply"); PIPELINE_FAIL
  * with status "superseded" (a newer version, named in the reason),
- * "incomplete" (missing patches, named in the reason) or
- * "fetch-failed" (refused URL, no patch, a pull request instead of
- * patches, unreadable mbox: series_status_reason() says which);
- * PIPELINE_RETRY when the fetch failed (network, HTTP error, timeout).
+ * "incomplete" (missing patches, named in the reason, with the messages
+ * skipped as too large or not mail) or "fetch-failed" (refused URL, an
+ * HTTP 4xx, an answer over a cap, no patch, a pull request
+ * instead of patches, unreadable mbox: the reason names which);
+ * PIPELINE_RETRY when fetching again may work (HTTP 5xx, 408 or 429, a
+ * timeout, no route to the server), the cause in the reason.
  */
 #ifndef KREGRESS_INTAKE_H
 #define KREGRESS_INTAKE_H

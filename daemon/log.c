@@ -74,7 +74,7 @@ void log_error_reset(void)
 
 const char *log_error_first(void)
 {
-	return have_error ? first_error : "";
+	return have_error ? first_error : "no cause was logged";
 }
 
 void log_msg(enum log_level level, const char *module, const char *fmt, ...)

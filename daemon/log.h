@@ -41,8 +41,8 @@ int error(const char *module, const char *fmt, ...)
  * itself: log_error_reset() before the call, and after it failed
  * log_error_first() is that thread's first error() message since (the
  * cause; later ones tend to be consequences), without the "module:
- * error: " prefix and not escaped, or "" when none was logged.  Valid
- * until the thread's next log_error_reset().
+ * error: " prefix and not escaped, or "no cause was logged" when none
+ * was.  Valid until the thread's next log_error_reset().
  */
 void log_error_reset(void);
 const char *log_error_first(void);

@@ -718,6 +718,14 @@ int mail_box_read_buf(struct mail_box *box, const char *buf, size_t len,
 	return ret;
 }
 
+void mail_skip_describe(const struct mail_skip *skip, struct strbuf *sb)
+{
+	strbuf_addf(sb, "message %zu%s%s%s skipped: %s", skip->index + 1,
+		    skip->message_id ? " <" : "",
+		    skip->message_id ? skip->message_id : "",
+		    skip->message_id ? ">" : "", skip->reason);
+}
+
 int mail_box_read_file(struct mail_box *box, const char *path,
 		       const struct mail_limits *lim)
 {

@@ -20,6 +20,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+struct strbuf;
+
 /* Caps for untrusted input; 0 in a field means its default. */
 struct mail_limits {
 	size_t max_bytes;	   /* whole mbox; default 32 MiB */
@@ -75,6 +77,9 @@ struct mail_skip {
 	char *message_id;	/* if one could be read, else NULL */
 	char *reason;		/* "not a mail message (no header block)" */
 };
+
+/* Appends "message 3 <id> skipped: REASON" (1-based, as a user counts). */
+void mail_skip_describe(const struct mail_skip *skip, struct strbuf *sb);
 
 struct mail_box {
 	struct mail **mails;

@@ -283,6 +283,23 @@ static void test_series(struct apply_repo *r)
 		is_str(msg, "jane@example.org", "no display name: the address");
 		free(msg);
 		apply_result_release(&res);
+		patch_init(&bad, d1, "forged\n");
+		bad.author_name = "Jane\nDoe";	/* RFC 2047 decodes to it */
+		is_int(apply_series(r, base, &bad, 1, NULL, &res), 0,
+		       "a line break in the author's name is no repository "
+		       "error");
+		ok(res.status == APPLY_FAILED && res.failed_patch == 1 &&
+		   res.reason && strstr(res.reason, "bad author: a control "
+					"character"),
+		   "it is a bad author: %s", res.reason);
+		apply_result_release(&res);
+		patch_init(&bad, d1, "forged\n");
+		bad.author_email = "jane@exa\rmple.org";
+		apply_series(r, base, &bad, 1, NULL, &res);
+		ok(res.status == APPLY_FAILED && res.reason &&
+		   strstr(res.reason, "bad author"),
+		   "a CR in the address too: %s", res.reason);
+		apply_result_release(&res);
 		patch_init(&bad, "not a diff at all\n", "x\n");
 		apply_series(r, base, &bad, 1, NULL, &res);
 		ok(res.status == APPLY_FAILED && res.failed_patch == 1,
