@@ -63,6 +63,7 @@ enum pipeline_result intake_fetch_stage(struct pipeline_ctx *ctx,
 	struct strbuf data = STRBUF_INIT;
 	struct series *s = NULL;
 	const struct series *rev;
+	struct strbuf why = STRBUF_INIT;
 	const char **allow = NULL;
 	const char *name;
 	long long previous = 0, newer = 0;
@@ -111,6 +112,11 @@ enum pipeline_result intake_fetch_stage(struct pipeline_ctx *ctx,
 		strbuf_add(&data, src.mbox, src.mbox_len);
 	}
 	name = src.source_url ? src.source_url : "the submitted mbox";
+	/* the API's check of a submitted body, for every source */
+	if (mail_box_check(data.buf, data.len, &why)) {
+		strbuf_addf(&out->reason, "%s: %s", name, why.buf);
+		goto out;
+	}
 	log_error_reset();
 	if (mail_box_read_buf(&box, data.buf, data.len, name, &lim) ||
 	    series_build(&box, &s)) {
@@ -177,6 +183,7 @@ out:
 	series_free(s);
 	mail_box_release(&box);
 	strbuf_release(&data);
+	strbuf_release(&why);
 	db_intake_source_release(&src);
 	free(allow);
 	return r;
