@@ -89,7 +89,8 @@ static int build_one(struct pipeline_ctx *ctx, const struct job *job,
 		db_build_interrupted(ctx->db, pa.build_id);
 		return 1;
 	}
-	if (db_build_finish(ctx->db, pa.build_id, res)) {
+	if (db_build_finish(ctx->db, pa.build_id, job->series_id, side,
+			    res)) {
 		strbuf_addstr(reason, "storing the build result failed");
 		return -1;
 	}
