@@ -8,7 +8,7 @@
  * A build row is shared by every series that builds its (commit, arch,
  * config); its record ends with db_build_finish() and never changes after:
  * a later series that reuses it (a cache hit, or a rebuild after the cache
- * lost it) records what it got on its own series_build row (0011), and
+ * lost it) records what it got on its own series_build row (0012), and
  * the functions below leave an ended row alone.
  */
 #ifndef KREGRESS_DB_BUILD_H

@@ -18,6 +18,7 @@
 #include "plan_file.h"
 #include "plan_kconfig.h"
 #include "runner.h"
+#include "stage_report.h"
 #include "stage_run.h"
 #include "strbuf.h"
 
@@ -28,6 +29,7 @@ struct run_state {
 	const struct db_run_images *im;
 	const struct hosts_set *hosts;
 	size_t ok[2];			/* complete boots per side */
+	size_t kernel_failed[2];	/* failures of the guest, not the host */
 	struct strbuf last_failure[2];	/* why the last failed boot failed */
 	int db_failed;
 };
@@ -70,6 +72,7 @@ static void on_boot(void *opaque, const struct runner_boot *b)
 	if (b->complete) {
 		st->ok[b->side]++;
 	} else {
+		st->kernel_failed[b->side] += !b->host_failure;
 		strbuf_reset(&st->last_failure[b->side]);
 		strbuf_addstr(&st->last_failure[b->side], b->reason);
 	}
@@ -153,13 +156,25 @@ out:
 	return ret;
 }
 
-/* Why a run that produced no complete boot on some side failed. */
+/*
+ * Why a run that produced no complete boot on some side failed: the
+ * kernel's result when one of its boots ran and failed, else the host's
+ * trouble (every guest failed to start), which is worth another try.
+ */
 static enum pipeline_result no_samples(const struct run_state *st,
 				       const char *arch,
 				       struct pipeline_outcome *out)
 {
 	int side = st->ok[SCHEDULE_BASE] ? SCHEDULE_PATCHED : SCHEDULE_BASE;
 
+	if (!st->kernel_failed[side]) {
+		strbuf_addf(&out->reason, "%s: the host could not start the "
+			    "%s kernel's guests: %s", arch,
+			    side == SCHEDULE_BASE ? "base" : "patched",
+			    st->last_failure[side].len ?
+			    st->last_failure[side].buf : "no boot finished");
+		return PIPELINE_RETRY;
+	}
 	strbuf_addf(&out->reason, "%s: the %s kernel did not boot to a "
 		    "complete result: %s", arch,
 		    side == SCHEDULE_BASE ? "base" : "patched",
@@ -195,6 +210,7 @@ static enum pipeline_result run_arch(struct pipeline_ctx *ctx,
 	memset(&st, 0, sizeof(st));
 	strbuf_init(&st.last_failure[0]);
 	strbuf_init(&st.last_failure[1]);
+	stage_report_run_started(ctx, job->series_id, name);
 	ret = db_run_images(ctx->db, job->series_id, name, &im);
 	if (ret) {
 		if (ret < 0)

@@ -1,4 +1,4 @@
--- 0010_job_leases_lost.sql - a job's leases lost to a daemon that died
+-- 0011_job_leases_lost.sql - a job's leases lost to a daemon that died
 -- while running it (issue 15, item 11).  Such an attempt is not the
 -- job's fault: it is given back uncounted, and counted here instead, so
 -- that a job that keeps killing its daemon still stops (jobq.h).
