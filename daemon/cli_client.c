@@ -28,6 +28,7 @@
 
 #include <jansson.h>
 
+#include "alloc.h"
 #include "cli.h"
 #include "cli_client.h"
 #include "client.h"
@@ -942,7 +943,7 @@ static void print_comparison(json_t *c)
 		ptext = json_dumps(params, JSON_COMPACT | JSON_SORT_KEYS |
 				   JSON_ENSURE_ASCII);
 	else if (json_is_string(params) && strcmp(str(c, "params"), "{}"))
-		ptext = strdup(str(c, "params"));
+		ptext = xstrdup(str(c, "params"));
 	if (ptext)
 		printf("      params %s\n", ptext);
 	free(ptext);

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "alloc.h"
 #include "diff.h"
 #include "escape.h"
 #include "log.h"
@@ -61,15 +62,6 @@ void report_mail_release(struct report_mail *m)
 	free(m->in_reply_to);
 	strbuf_release(&m->body);
 	report_mail_init(m);
-}
-
-static char *xstrdup(const char *s)
-{
-	char *d = strdup(s);
-
-	if (!d)
-		die("report", "out of memory");
-	return d;
 }
 
 /* --- what a comparison says --------------------------------------------- */
@@ -534,9 +526,7 @@ static void tables(const struct report_series *s,
 	size_t i, j, n;
 	int notes = 0;
 
-	rows = calloc(s->ncmp + 1, sizeof(*rows));
-	if (!rows)
-		die("report", "out of memory");
+	rows = xcalloc(s->ncmp + 1, sizeof(*rows));
 	for (i = 0; i < s->nruns; i++) {
 		const struct report_run *r = &s->runs[i];
 		struct strbuf title = STRBUF_INIT;

@@ -1,14 +1,16 @@
 /*
  * t-analyze.c - analyze.c on its own: per-boot medians (odd and even
  * counts), grouping by params, the order and consistency rules, the caps
- * on names, params and iterations, and the p-value adjustment across
- * several runs' metrics.
+ * on names, params and iterations, the p-value adjustment across
+ * several runs' metrics, and the runner's last look taken again by the
+ * analysis.
  */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "analyze.h"
+#include "sample.h"
 #include "strbuf.h"
 #include "tap.h"
 
@@ -17,8 +19,86 @@ static int add(struct analyze_set *s, const char *metric, const char *params,
 	       struct strbuf *err)
 {
 	strbuf_reset(err);
-	return analyze_add(s, "w", metric, params, "ns", "lower", side, boot,
-			   v, err);
+	return analyze_add(s, "w", metric, params, "ns", "lower", 0, side,
+			   boot, v, err);
+}
+
+/* Boot b's value of metric k on side: "a" a clear regression, "b" not. */
+static double value(int k, int side, int b)
+{
+	if (!k)
+		return (side ? 120 : 100) + (b * 37 % 11) * 0.1;
+	return 50 + (b * (side ? 53 : 29) % 13) * 0.1;
+}
+
+/*
+ * The runner looks after each round of two boots a side at the set it
+ * fills boot by boot; the analysis streams the same values in from the
+ * database and takes the run's last look again: same verdicts, same p,
+ * at the same alpha.
+ */
+static void test_final_is_last_look(void)
+{
+	static const char *const names[] = { "a", "b" };
+	struct analyze_set run, stored;
+	struct strbuf err = STRBUF_INIT;
+	struct stats_seq seq;
+	struct stats_opts o;
+	struct sample smp[2];
+	enum analyze_next next = ANALYZE_MORE;
+	size_t looks[10], nlooks = 0, n = 0, i;
+	int b, k, side, same = 1, r = 0;
+
+	stats_opts_init(&o);
+	o.bootstrap = 0;
+	analyze_set_init(&run);
+	analyze_set_init(&stored);
+	stats_seq_init(&seq, 0.05, 20);
+	memset(smp, 0, sizeof(smp));
+	for (k = 0; k < 2; k++) {
+		smp[k].workload = "w";
+		smp[k].metric = (char *)names[k];
+		smp[k].params = "{}";
+		smp[k].unit = "ns";
+		smp[k].primary = !k;
+	}
+	while (next == ANALYZE_MORE && n < 20) {
+		for (b = (int)n; b < (int)n + 2; b++)
+			for (side = 0; side < 2; side++) {
+				for (k = 0; k < 2; k++)
+					smp[k].value = value(k, side, b);
+				r |= analyze_add_boot(&run, side, 2 * b + side,
+						      smp, 2, &err) != 2;
+			}
+		n += 2;
+		r |= analyze_set_look(&run, &seq, n, &o, &next);
+		looks[nlooks++] = n;
+	}
+	is_int(r, 0, "the runner's boots added and looked at");
+	ok(next == ANALYZE_DECIDED && nlooks > 1, "decided by the primary "
+	   "metric at look %zu of %zu boots a side", nlooks, n);
+	for (k = 0; k < 2; k++)
+		for (b = 0; b < 2 * (int)n; b++)
+			r |= analyze_add(&stored, "w", names[k], "{}", "ns",
+					 "lower", !k, b % 2, b,
+					 value(k, b % 2, b / 2), &err);
+	analyze_set_finish(&stored);
+	is_int(analyze_set_final(&stored, &o, 0.05, 20, looks, nlooks), 0,
+	       "the stored boots compared");
+	for (i = 0; i < run.n && i < stored.n; i++)
+		same &= run.m[i].r.verdict == stored.m[i].r.verdict &&
+			run.m[i].r.p == stored.m[i].r.p &&
+			run.m[i].r.alpha == stored.m[i].r.alpha &&
+			run.m[i].primary == stored.m[i].primary;
+	ok(same && run.n == 2 && stored.n == 2, "the stored verdicts are the "
+	   "ones the run stopped on");
+	ok(stored.m[0].r.alpha < 0.05, "tested at the last look's alpha "
+	   "(%.4f), not the overall one", stored.m[0].r.alpha);
+	is_str(stats_verdict_str(stored.m[0].r.verdict), "regression",
+	       "the primary metric's verdict");
+	analyze_set_release(&run);
+	analyze_set_release(&stored);
+	strbuf_release(&err);
 }
 
 int main(void)
@@ -54,10 +134,11 @@ int main(void)
 	       "a metric seen before and left: refused");
 	is_str(err.buf, "w/m: samples not grouped by metric", "why");
 	strbuf_reset(&err);
-	is_int(analyze_add(&s, "w", "m2", "{}", "ns", "lower", ANALYZE_BASE,
-			   1, 1, &err), 0, "a new metric");
-	is_int(analyze_add(&s, "w", "m2", "{}", "ms", "lower", ANALYZE_BASE,
-			   2, 1, &err), -1, "the same metric in another unit");
+	is_int(analyze_add(&s, "w", "m2", "{}", "ns", "lower", 0,
+			   ANALYZE_BASE, 1, 1, &err), 0, "a new metric");
+	is_int(analyze_add(&s, "w", "m2", "{}", "ms", "lower", 0,
+			   ANALYZE_BASE, 2, 1, &err), -1,
+	       "the same metric in another unit");
 	is_str(err.buf, "w/m2: boot 2: unit 'ms' or direction 'lower' differs "
 	       "from 'ns', 'lower' of the first sample", "why");
 	is_int(add(&s, "m2", "{}", ANALYZE_BASE, 5, 1, &err), 0, "boot 5");
@@ -74,8 +155,8 @@ int main(void)
 	is_int(add(&s, big, "{}", ANALYZE_BASE, 1, 1, &err), -1,
 	       "a metric name over the cap");
 	strbuf_reset(&err);
-	is_int(analyze_add(&s, "w", "m4", "{}", "ns", "up", ANALYZE_BASE, 1,
-			   1, &err), -1, "an unknown direction");
+	is_int(analyze_add(&s, "w", "m4", "{}", "ns", "up", 0, ANALYZE_BASE,
+			   1, 1, &err), -1, "an unknown direction");
 	for (i = 0; i <= ANALYZE_MAX_ITERATIONS && !r; i++)
 		r = add(&s, "m5", "{}", ANALYZE_BASE, 1, i, &err);
 	is_int(i, ANALYZE_MAX_ITERATIONS + 1, "iterations up to the cap");
@@ -123,5 +204,6 @@ int main(void)
 	for (i = 0; i < 2; i++)
 		analyze_set_release(&sets[i]);
 	strbuf_release(&err);
+	test_final_is_last_look();
 	return done_testing();
 }

@@ -1,6 +1,6 @@
 /*
- * intake.h - the pipeline's fetch stage: a series' URL or submitted mbox
- * becomes its parsed revision and patch rows.
+ * stage_fetch.h - the pipeline's fetch stage: a series' URL or submitted
+ * mbox becomes its parsed revision and patch rows.
  *
  * The same code as `kregress series parse` (fetch.c, mail.c, series.c):
  * the URL is fetched under the configuration's allowlist and limits, the
@@ -28,12 +28,12 @@
  * PIPELINE_RETRY when fetching again may work (HTTP 5xx, 408 or 429, a
  * timeout, no route to the server), the cause in the reason.
  */
-#ifndef KREGRESS_INTAKE_H
-#define KREGRESS_INTAKE_H
+#ifndef KREGRESS_STAGE_FETCH_H
+#define KREGRESS_STAGE_FETCH_H
 
 #include "pipeline.h"
 
-enum pipeline_result intake_fetch_stage(struct pipeline_ctx *ctx,
+enum pipeline_result stage_fetch(struct pipeline_ctx *ctx,
 					const struct job *job,
 					struct pipeline_outcome *out);
 
