@@ -3,7 +3,7 @@
 #   make                 build kregressd, kregress, workloads, tests
 #   make check           every test (kernel builds and VM boots included)
 #   make check-fast      unit and integration tests without kernels or VMs
-#   make SANITIZE=address,undefined check-fast
+#   make SANITIZE=address,undefined check-fast   (or check: the whole suite)
 #   make bench           benchmark programs; they print measured figures
 #   make deps            install the Debian packages the project needs
 #   make run             install deps, build, start kregressd on defaults
@@ -11,9 +11,10 @@
 #   make install         PREFIX=/usr/local DESTDIR=
 #
 # V=1 shows full command lines, DEVELOPER=1 adds -Werror, BUILD=DIR puts
-# every generated file under DIR (default build/).
+# every generated file under DIR (default build/, or build-asan/ with
+# SANITIZE, so that instrumented and plain objects never mix).
 
-BUILD     ?= build
+BUILD     ?= $(if $(SANITIZE),build-asan,build)
 PREFIX    ?= /usr/local
 BINDIR    ?= $(PREFIX)/bin
 SBINDIR   ?= $(PREFIX)/sbin
@@ -169,6 +170,12 @@ $(BENCH_BIN): $(BUILD)/bench/%: $(BUILD)/bench/%.o $(LIB)
 # running service's; slow tests choose narrower prefixes of their own.
 TEST_ENV = KREGRESS_BUILD=$(abspath $(BUILD)) KREGRESS_SRC=$(CURDIR) \
 	   KREGRESS_VM_PREFIX=kregress-check-
+# Under the sanitizers a report exits 125, which no test can take for the
+# program's own failure (exit 1 of a panicked boot), with its stack.
+ifdef SANITIZE
+TEST_ENV += ASAN_OPTIONS=exitcode=125 \
+	    UBSAN_OPTIONS=exitcode=125:print_stacktrace=1
+endif
 PROVE    = $(TEST_ENV) prove --exec $(CURDIR)/tests/run-one
 
 check-fast: programs

@@ -30,6 +30,7 @@
 #include "http.h"
 #include "jobq.h"
 #include "log.h"
+#include "mail.h"
 #include "stage_analyze.h"
 #include "strbuf.h"
 #include "web.h"
@@ -131,26 +132,6 @@ static int valid_url(const char *url)
 	return strlen(strstr(url, "://") + 3) > 0;
 }
 
-/* An mbox starts with a "From " line or a mail header ("Name: ..."). */
-static int looks_like_mail(const char *body, size_t len)
-{
-	size_t i;
-
-	if (!len || memchr(body, '\0', len))
-		return 0;
-	if (len >= 5 && !memcmp(body, "From ", 5))
-		return 1;
-	for (i = 0; i < len && i < 80; i++) {
-		unsigned char c = body[i];
-
-		if (c == ':')
-			return i > 0;
-		if (c <= ' ' || c >= 0x7f)
-			return 0;
-	}
-	return 0;
-}
-
 /*
  * The allowlist keeps submissions from pointing into private networks:
  * 1 when url may be fetched, else 0 with *why.  Called with api->lock
@@ -230,9 +211,11 @@ static void submit_series(struct http_request *req, void *arg)
 		}
 	} else if (!strcmp(type, "application/mbox") ||
 		   !strcmp(type, "text/plain")) {
-		if (!looks_like_mail(body, len)) {
-			http_reply_error(req, 400, "bad-mbox",
-					 "the body is not an mbox or a mail");
+		struct strbuf bad = STRBUF_INIT;
+
+		if (mail_box_check(body, len, &bad)) {
+			http_reply_error(req, 400, "bad-mbox", "%s", bad.buf);
+			strbuf_release(&bad);
 			goto out;
 		}
 	} else {

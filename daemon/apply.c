@@ -35,9 +35,13 @@
  * makes the patch unsafe too.  Such a patch is APPLY_REJECTED.  A hunk
  * whose counts are wrong, or a binary change without its data, does not
  * apply (APPLY_FAILED, with the file and hunk).
+ *
+ * Concurrency: two workers applying one series make the same commits and
+ * so want the same ref; see keep_ref().
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -245,6 +249,17 @@ void apply_result_release(struct apply_result *res)
  * applied.
  */
 
+/* 1 when p[0..n) has a C0 control character or DEL. */
+static int has_control(const char *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if ((unsigned char)p[i] < 0x20 || p[i] == 0x7f)
+			return 1;
+	return 0;
+}
+
 /* Checks one path as it appears after the a/ or b/ prefix is removed. */
 static int check_path(const char *p, size_t n, struct strbuf *why)
 {
@@ -260,13 +275,11 @@ static int check_path(const char *p, size_t n, struct strbuf *why)
 		strbuf_addf(why, "path with a backslash '%.*s'", (int)n, p);
 		return -1;
 	}
-	for (i = 0; i < n; i++)
-		if ((unsigned char)p[i] < 0x20 || p[i] == 0x7f) {
-			strbuf_addf(why, "path with a control character "
-				    "'%.*s'", (int)strnlen(p, n), p);
-			return -1;
-		}
-	i = 0;
+	if (has_control(p, n)) {
+		strbuf_addf(why, "path with a control character '%.*s'",
+			    (int)strnlen(p, n), p);
+		return -1;
+	}
 	while (i < n) {
 		const char *c = p + i;
 		size_t k = 0;
@@ -1150,6 +1163,46 @@ out:
 	return ret;
 }
 
+/* Serialises this process's ref updates (keep_ref()). */
+static pthread_mutex_t ref_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* 1 when ref name exists and names oid. */
+static int ref_names(git_repository *repo, const char *name,
+		     const git_oid *oid)
+{
+	git_oid cur;
+
+	return !git_reference_name_to_id(&cur, repo, name) &&
+	       git_oid_equal(&cur, oid);
+}
+
+/*
+ * Points ref name at oid.  Applies of one series (or one base) made at
+ * once make the same commits and the same ref: the workers of a daemon
+ * take turns here, and a ref that names the commit already is left alone,
+ * so another writer's lock file is not in the way; a lock that another
+ * process held while it wrote the same value counts as done.
+ */
+static int keep_ref(struct apply_repo *r, const char *name,
+		    const git_oid *oid)
+{
+	git_reference *ref = NULL;
+	int e, ret = 0;
+
+	pthread_mutex_lock(&ref_lock);
+	if (ref_names(r->repo, name, oid))
+		goto out;
+	e = git_reference_create(&ref, r->repo, name, oid, 1,
+				 "kregress apply");
+	git_reference_free(ref);
+	if (e < 0 && !(e == GIT_ELOCKED && ref_names(r->repo, name, oid)))
+		ret = error("apply", "%s: cannot update ref %s: %s", r->path,
+			    name, git_msg());
+out:
+	pthread_mutex_unlock(&ref_lock);
+	return ret;
+}
+
 /* As git am: a mail without a display name is authored by its address. */
 static const char *author_name(const struct apply_patch *p)
 {
@@ -1208,6 +1261,17 @@ int apply_series(struct apply_repo *r, const char *base,
 				    "commit message missing or too long");
 			break;
 		}
+		/* libgit2 takes a line break in a name, and then cannot
+		 * read the commit back */
+		if (has_control(author_name(p), strlen(author_name(p))) ||
+		    (p->author_email && has_control(p->author_email,
+						    strlen(p->author_email)))) {
+			set_failure(res, APPLY_FAILED, i + 1, NULL, NULL,
+				    "bad author: a control character in the "
+				    "name or address, which a git commit "
+				    "cannot hold");
+			break;
+		}
 		if (git_signature_new(&author, author_name(p),
 				      p->author_email ? p->author_email : "",
 				      p->time, p->tz_min) < 0 ||
@@ -1250,7 +1314,6 @@ int apply_series(struct apply_repo *r, const char *base,
 		res->n_commits = i + 1;
 	}
 	if (res->n_commits == n && n) {
-		git_reference *ref = NULL;
 		char name[128];
 
 		res->status = APPLY_OK;
@@ -1258,14 +1321,9 @@ int apply_series(struct apply_repo *r, const char *base,
 			snprintf(name, sizeof(name),
 				 "refs/kregress/applied/%s",
 				 res->commits[n - 1].oid);
-		if (git_reference_create(&ref, r->repo, opts->ref ? opts->ref :
-					 name, git_commit_id(parent), 1,
-					 "kregress apply") < 0) {
-			error("apply", "%s: cannot update ref: %s", r->path,
-			      git_msg());
+		if (keep_ref(r, opts->ref ? opts->ref : name,
+			     git_commit_id(parent)))
 			goto out;
-		}
-		git_reference_free(ref);
 	} else if (!n) {
 		set_failure(res, APPLY_FAILED, 0, NULL, NULL,
 			    "the series has no patches");

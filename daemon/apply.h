@@ -118,7 +118,9 @@ int apply_base_explicit(struct apply_repo *r, const char *rev,
  * patch.  Fills res (apply_result_release() it afterwards) and returns 0,
  * whether or not the series applied; -1 (logged) on repository errors.
  * Commits are deterministic: the committer date is the author date.
- * Blocks (disk I/O; the fallback runs git(1)).
+ * Blocks (disk I/O; the fallback runs git(1)).  Threads may apply the
+ * same series or on the same base at once, each with its own apply_repo:
+ * all succeed, without a retry.
  */
 int apply_series(struct apply_repo *r, const char *base,
 		 const struct apply_patch *patches, size_t n,

@@ -19,6 +19,7 @@
 #include "apply_input.h"
 #include "cli.h"
 #include "cli_apply.h"
+#include "escape.h"
 #include "fetch.h"
 #include "log.h"
 #include "mail.h"
@@ -76,12 +77,15 @@ static int read_series(const char *src, const struct apply_cli *o,
 	fetch_options_init(&fo);
 	fo.allow = o->allow;
 	if (fetch_is_url(src)) {
-		struct strbuf data = STRBUF_INIT;
+		struct strbuf data = STRBUF_INIT, why = STRBUF_INIT;
 
-		if (!fetch_mbox(src, &fo, &data))
+		if (!fetch_mbox(src, &fo, &data, &why, NULL))
 			ret = mail_box_read_buf(&box, data.buf, data.len, src,
 						&lim);
+		else
+			error("fetch", "%s", why.buf);
 		strbuf_release(&data);
+		strbuf_release(&why);
 	} else {
 		ret = mail_box_read_file(&box, src, &lim);
 	}
@@ -102,13 +106,14 @@ static void print_failure(const struct apply_result *res,
 	printf("%s: patch %zu/%zu", apply_status_str(res->status),
 	       res->failed_patch, s->nr_patches);
 	if (p)
-		printf(" \"%s\"", p->title);
+		printf(" \"%s\"", escape_arg(p->title));
 	printf("\n");
 	if (res->failed_file)
-		printf("  file:   %s\n", res->failed_file);
+		printf("  file:   %s\n", escape_arg(res->failed_file));
 	if (res->failed_hunk)
-		printf("  hunk:   %s\n", res->failed_hunk);
-	printf("  reason: %s\n", res->reason ? res->reason : "unknown");
+		printf("  hunk:   %s\n", escape_arg(res->failed_hunk));
+	printf("  reason: %s\n", res->reason ? escape_arg(res->reason) :
+	       "unknown");
 	printf("  tree:   %s\n  base:   %s (%s: %s)\n", tree, b->oid,
 	       apply_base_source_str(b->source), b->reason);
 	if (res->n_commits)
@@ -157,7 +162,8 @@ static void print_json(const struct apply_result *res,
 		json_object_set_new(f, "reason", jstr(res->reason));
 		json_object_set_new(o, "failure", f);
 	}
-	json_dumpf(o, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
+	json_dumpf(o, stdout, JSON_INDENT(2) | JSON_SORT_KEYS |
+		   JSON_ENSURE_ASCII);
 	putchar('\n');
 	json_decref(o);
 }
@@ -200,7 +206,7 @@ static int do_apply(const char *src, const struct apply_cli *o)
 			printf("%zu/%zu %s %-14s %s\n", i + 1, res.n_commits,
 			       res.commits[i].oid,
 			       apply_method_str(res.commits[i].method),
-			       s->patches[i]->title);
+			       escape_arg(s->patches[i]->title));
 	} else {
 		print_failure(&res, s, o->tree, &b);
 	}

@@ -3,11 +3,20 @@
  * results.
  *
  * Each command makes plain API calls through client.c and prints either
- * a human table or, with --json, the API's JSON as received.  Exit status:
- * 0 success, 1 the server said no or could not be reached (the reason is
- * on stderr), 2 usage.  "watch" redraws a small block in place on a
- * terminal and prints one line per change otherwise, so its output can be
- * logged or piped.
+ * a human table or, with --json, the API's JSON.  Exit status: 0 success,
+ * 1 the server said no, could not be reached or answered something that
+ * is not what the API answers (the reason is on stderr), 2 usage.
+ * "watch" redraws a small block in place on a terminal and prints one
+ * line per change otherwise, so its output can be logged or piped.
+ *
+ * The server is not trusted further than its answers are checked: a
+ * submission's answer must name a series id, a series the one asked for,
+ * with a status, a list an array of such series; else the command fails
+ * saying what came.  Text in the answers is mostly mail (subjects,
+ * authors, paths of diffs, compiler lines): every string of a document is
+ * escaped (escape.h) before it is printed, and --json prints the document
+ * as jansson writes it with JSON_ENSURE_ASCII, so no raw control
+ * character of any kind reaches the terminal.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -23,7 +32,9 @@
 #include "cli.h"
 #include "cli_client.h"
 #include "client.h"
+#include "escape.h"
 #include "log.h"
+#include "net.h"
 #include "strbuf.h"
 
 #define DEFAULT_CONFIG	"/etc/kregress/config.json"
@@ -61,6 +72,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	while ((c = getopt_long(argc, argv, "c:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 's':
+			if (!*optarg)
+				return error("kregress", "--server is empty");
 			o->server = optarg;
 			break;
 		case 'c':
@@ -85,6 +98,93 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		}
 	}
 	o->optind = optind;
+	return 0;
+}
+
+/* --json output: one document, ASCII only (\u escapes), then a newline. */
+static int print_json(json_t *doc)
+{
+	char *text = json_dumps(doc, JSON_COMPACT | JSON_ENSURE_ASCII |
+				JSON_ENCODE_ANY);
+
+	if (!text)
+		return error("kregress", "the answer cannot be written as "
+			     "JSON");
+	printf("%s\n", text);
+	free(text);
+	return 0;
+}
+
+/*
+ * Every string of doc (values, not keys; the keys printed are ours)
+ * escaped in place, so that what the tables print is safe whatever the
+ * mail held.  Escaping is idempotent.
+ */
+static void escape_doc(json_t *doc)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *key;
+	json_t *v;
+	size_t i;
+
+	if (json_is_string(doc)) {
+		if (escape_needed(json_string_value(doc),
+				  json_string_length(doc))) {
+			escape_text_add(&sb, json_string_value(doc),
+					json_string_length(doc));
+			json_string_set(doc, sb.buf);
+		}
+	} else if (json_is_object(doc)) {
+		json_object_foreach(doc, key, v)
+			escape_doc(v);
+	} else if (json_is_array(doc)) {
+		json_array_foreach(doc, i, v)
+			escape_doc(v);
+	}
+	strbuf_release(&sb);
+}
+
+/* A positive integer at doc.key, else 0. */
+static long long positive(json_t *doc, const char *key)
+{
+	json_t *v = json_object_get(doc, key);
+
+	return json_is_integer(v) && json_integer_value(v) > 0 ?
+	       json_integer_value(v) : 0;
+}
+
+/* doc is a series: an object with a positive id (id itself when id is
+ * not 0) and a status; else -1, saying what came from where. */
+static int check_series(json_t *doc, long long id, const char *what)
+{
+	json_t *st = json_object_get(doc, "status");
+
+	if (!json_is_object(doc))
+		return error("kregress", "%s: the answer is not a JSON object",
+			     what);
+	if (!positive(doc, "id") || (id && positive(doc, "id") != id))
+		return id ? error("kregress", "%s: the answer is not series "
+				  "%lld", what, id) :
+		       error("kregress", "%s: the answer names no series id",
+			     what);
+	if (!json_is_string(st) || !*json_string_value(st))
+		return error("kregress", "%s: series %lld in the answer has "
+			     "no status", what, positive(doc, "id"));
+	return 0;
+}
+
+/* doc is a list of series: {"items": [series...]}. */
+static int check_list(json_t *doc, const char *what)
+{
+	json_t *items = json_object_get(doc, "items"), *s;
+	size_t i;
+
+	if (!json_is_array(items))
+		return error("kregress", "%s: the answer has no list of "
+			     "series (\"items\")", what);
+	json_array_foreach(items, i, s)
+		if (check_series(s, 0, what))
+			return -1;
 	return 0;
 }
 
@@ -119,6 +219,25 @@ static json_t *read_config(const char *path)
 	return cfg;
 }
 
+/* An http:// or https:// URL with a host, or -1 saying where it came
+ * from and what is wrong. */
+static int check_server(const char *url, const char *from)
+{
+	struct net_url u;
+	const char *why = NULL;
+	int ret = 0;
+
+	if (net_url_parse(url, &u, &why))
+		return error("kregress", "%s \"%s\": not a URL: %s", from, url,
+			     why);
+	if ((strcmp(u.scheme, "http") && strcmp(u.scheme, "https")) ||
+	    !*u.host)
+		ret = error("kregress", "%s \"%s\": not an http:// or "
+			    "https:// URL with a host", from, url);
+	net_url_release(&u);
+	return ret;
+}
+
 int cli_client_server(const char *opt_server, const char *config_path,
 		      struct strbuf *out)
 {
@@ -126,11 +245,17 @@ int cli_client_server(const char *opt_server, const char *config_path,
 	json_t *cfg = NULL;
 	int ret = -1;
 
-	if (opt_server && *opt_server) {
+	if (opt_server) {
+		if (!*opt_server)
+			return error("kregress", "--server is empty");
+		if (check_server(opt_server, "--server"))
+			return -1;
 		strbuf_addstr(out, opt_server);
 		return 0;
 	}
 	if (env && *env) {
+		if (check_server(env, "KREGRESS_SERVER"))
+			return -1;
 		strbuf_addstr(out, env);
 		return 0;
 	}
@@ -145,7 +270,7 @@ int cli_client_server(const char *opt_server, const char *config_path,
 						   "api"), "listen"));
 	if (listen && *listen) {
 		listen_to_url(listen, out);
-		ret = 0;
+		ret = check_server(out->buf, config_path);
 		goto out;
 	}
 fallback:
@@ -187,7 +312,9 @@ static int submit_token(const struct opts *o, struct strbuf *out)
 /*
  * One API call.  Returns the parsed JSON body of a 2xx answer in *doc
  * (when doc is not NULL) and 0; prints the server's error and returns -1
- * otherwise.  With json set, the body is also printed as received.
+ * otherwise.  With json set, the document is also printed (print_json());
+ * without --json, its strings come back escaped for printing
+ * (escape_doc()).
  */
 static int call(const struct opts *o, const struct client_request *r,
 		int json, json_t **doc)
@@ -205,9 +332,11 @@ static int call(const struct opts *o, const struct client_request *r,
 			"(--server or KREGRESS_SERVER)\n", server.buf);
 		goto out;
 	}
-	if (json)
-		fwrite(resp.buf, 1, resp.len, stdout);
 	body = json_loadb(resp.buf, resp.len, 0, &jerr);
+	if (json && body && print_json(body))
+		goto out;
+	if (!o->json)
+		escape_doc(body);
 	if (status < 200 || status > 299) {
 		const char *msg = json_string_value(json_object_get(
 			json_object_get(body, "error"), "message"));
@@ -216,7 +345,7 @@ static int call(const struct opts *o, const struct client_request *r,
 		      status, msg ? msg : "(no error message)");
 		goto out;
 	}
-	if (doc && !body) {
+	if (!body) {
 		error("kregress", "%s %s: the answer is not JSON: %s",
 		      r->method, r->path, jerr.text);
 		goto out;
@@ -292,7 +421,8 @@ int cli_submit(int argc, char **argv)
 	}
 	r.body = body.buf;
 	r.body_len = body.len;
-	if (call(&o, &r, o.json, &doc))
+	if (call(&o, &r, o.json, &doc) ||
+	    check_series(doc, 0, "POST /api/v1/series"))
 		goto out;
 	if (!o.json)
 		printf("submitted series %lld (%s); follow it with: "
@@ -575,7 +705,8 @@ int cli_status(int argc, char **argv)
 		}
 	}
 	r.path = path.buf;
-	if (call(&o, &r, o.json, &doc))
+	if (call(&o, &r, o.json, &doc) ||
+	    (id ? check_series(doc, id, r.path) : check_list(doc, r.path)))
 		goto out;
 	if (!o.json) {
 		if (id)
@@ -680,12 +811,15 @@ int cli_watch(int argc, char **argv)
 		json_t *doc = NULL;
 		int final;
 
-		if (call(&o, &r, 0, &doc))
+		if (call(&o, &r, 0, &doc) || check_series(doc, id, r.path)) {
+			json_decref(doc);
 			goto out;
+		}
 		final = final_status(str(doc, "status"));
 		strbuf_reset(&cur);
 		if (o.json) {
-			char *text = json_dumps(doc, JSON_COMPACT);
+			char *text = json_dumps(doc, JSON_COMPACT |
+						JSON_ENSURE_ASCII);
 
 			strbuf_addf(&cur, "%s\n", text ? text : "null");
 			free(text);
@@ -806,7 +940,8 @@ static void print_comparison(json_t *c)
 	       name, n, base, new, chg, ci, p, padj, pholm, str(c, "verdict"),
 	       *str(c, "flags") ? " " : "", str(c, "flags"), str(c, "unit"));
 	if (json_is_object(params) && json_object_size(params))
-		ptext = json_dumps(params, JSON_COMPACT | JSON_SORT_KEYS);
+		ptext = json_dumps(params, JSON_COMPACT | JSON_SORT_KEYS |
+				   JSON_ENSURE_ASCII);
 	else if (json_is_string(params) && strcmp(str(c, "params"), "{}"))
 		ptext = xstrdup(str(c, "params"));
 	if (ptext)
@@ -895,7 +1030,7 @@ static void print_since_previous(json_t *doc)
 		params = json_object_get(m, "params");
 		if (json_is_object(params) && json_object_size(params))
 			ptext = json_dumps(params, JSON_COMPACT |
-					   JSON_SORT_KEYS);
+					   JSON_SORT_KEYS | JSON_ENSURE_ASCII);
 		snprintf(name, sizeof(name), "%s/%s%s%s", str(m, "workload"),
 			 str(m, "metric"), ptext ? " " : "",
 			 ptext ? ptext : "");
@@ -921,13 +1056,12 @@ int cli_results_print(json_t *doc, long long id, int json)
 			"status"), "runs", runs, "comparisons", cmp,
 			"since_previous", json_object_get(doc,
 			"since_previous"));
-		char *text = res ? json_dumps(res, JSON_COMPACT) : NULL;
+		int rc = res ? print_json(res) : -1;
 
 		json_decref(res);
-		printf("%s\n", text ? text : "null");
-		free(text);
-		return text ? CLI_OK : CLI_FAILED;
+		return rc ? CLI_FAILED : CLI_OK;
 	}
+	escape_doc(doc);
 	printf("series %lld: %s%s%s\n", id, str(doc, "status"),
 	       *str(doc, "status_reason") ? ": " : "",
 	       str(doc, "status_reason"));
@@ -974,7 +1108,7 @@ int cli_results(int argc, char **argv)
 		return CLI_USAGE;
 	strbuf_addf(&path, "/api/v1/series/%lld", id);
 	r.path = path.buf;
-	if (!call(&o, &r, 0, &doc))
+	if (!call(&o, &r, 0, &doc) && !check_series(doc, id, r.path))
 		ret = cli_results_print(doc, id, o.json);
 	json_decref(doc);
 	strbuf_release(&path);

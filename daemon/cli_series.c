@@ -6,6 +6,7 @@
  * daemon's intake would store: version, patches in order, cover letter,
  * trailers, base commit, completeness and problems.  Incomplete series and
  * discussion threads are results (exit 0); unreadable input exits 1.
+ * What comes from the mail is printed escaped (escape.h).
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@
 #include "alloc.h"
 #include "cli.h"
 #include "cli_series.h"
+#include "escape.h"
 #include "fetch.h"
 #include "log.h"
 #include "mail.h"
@@ -48,21 +50,24 @@ static void print_patch(const struct series_patch *p, const char *label)
 	size_t i;
 
 	format_date(date, sizeof(date), p);
-	printf("%s %s\n", label, p->subject);
-	printf("      From: %s <%s>\n", p->author_name, p->author_email);
+	printf("%s %s\n", label, escape_arg(p->subject));
+	printf("      From: %s <%s>\n", escape_arg(p->author_name),
+	       escape_arg(p->author_email));
 	printf("      Date: %s\n", date);
 	printf("      Message-ID: %s%s%s\n", *p->message_id ? "<" : "",
-	       *p->message_id ? p->message_id : "(none)",
+	       *p->message_id ? escape_arg(p->message_id) : "(none)",
 	       *p->message_id ? ">" : "");
 	if (p->nr_files) {
 		printf("      files:");
 		for (i = 0; i < p->nr_files; i++)
-			printf(" %s", p->files[i]);
+			printf(" %s", escape_arg(p->files[i]));
 		printf("\n");
 	}
 	for (i = 0; i < p->nr_trailers; i++) {
-		printf("      %s: %s (reply <%s>", p->trailers[i].name,
-		       p->trailers[i].value, p->trailers[i].message_id);
+		printf("      %s: %s (reply <%s>",
+		       escape_arg(p->trailers[i].name),
+		       escape_arg(p->trailers[i].value),
+		       escape_arg(p->trailers[i].message_id));
 		if (p->trailers[i].from_version)
 			printf(", carried over from v%d",
 			       p->trailers[i].from_version);
@@ -90,18 +95,19 @@ static void print_text(const struct series *s)
 		struct strbuf why = STRBUF_INIT;
 
 		series_status_reason(s, &why);
-		printf("reason: %s\n", why.buf);
+		printf("reason: %s\n", escape_arg(why.buf));
 		strbuf_release(&why);
 	}
 	printf("patches: %zu of %d\n", s->nr_patches, s->total);
 	if (s->tree)
-		printf("tree: %s\n", s->tree);
+		printf("tree: %s\n", escape_arg(s->tree));
 	if (s->base_commit)
-		printf("base-commit: %s\n", s->base_commit);
+		printf("base-commit: %s\n", escape_arg(s->base_commit));
 	if (s->change_id)
-		printf("change-id: %s\n", s->change_id);
+		printf("change-id: %s\n", escape_arg(s->change_id));
 	for (i = 0; i < s->nr_prereq_patch_ids; i++)
-		printf("prerequisite-patch-id: %s\n", s->prereq_patch_ids[i]);
+		printf("prerequisite-patch-id: %s\n",
+		       escape_arg(s->prereq_patch_ids[i]));
 	if (s->cover)
 		print_patch(s->cover, "cover:");
 	for (i = 0; i < s->nr_patches; i++) {
@@ -115,7 +121,7 @@ static void print_text(const struct series *s)
 		       series_status_str(o->status));
 	for (o = s; o; o = o->older)
 		for (i = 0; i < o->nr_problems; i++)
-			printf("problem: %s\n", o->problems[i]);
+			printf("problem: %s\n", escape_arg(o->problems[i]));
 }
 
 static json_t *json_str_or_null(const char *s)
@@ -300,10 +306,12 @@ int cli_series_parse(int argc, char **argv)
 	fo.allow = allow;
 	fo.max_bytes = lim.max_bytes ? lim.max_bytes : MAIL_MAX_BYTES_DEFAULT;
 	if (fetch_is_url(argv[optind])) {
-		struct strbuf data = STRBUF_INIT;
+		struct strbuf data = STRBUF_INIT, why = STRBUF_INIT;
 
-		if (fetch_mbox(argv[optind], &fo, &data)) {
+		if (fetch_mbox(argv[optind], &fo, &data, &why, NULL)) {
+			error("fetch", "%s", why.buf);
 			strbuf_release(&data);
+			strbuf_release(&why);
 			goto out;
 		}
 		c = mail_box_read_buf(&box, data.buf, data.len, argv[optind],
@@ -319,7 +327,8 @@ int cli_series_parse(int argc, char **argv)
 	if (json) {
 		json_t *o = series_json(s, 1);
 
-		json_dumpf(o, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
+		json_dumpf(o, stdout, JSON_INDENT(2) | JSON_SORT_KEYS |
+			   JSON_ENSURE_ASCII);
 		putchar('\n');
 		json_decref(o);
 	} else {

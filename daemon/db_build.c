@@ -45,6 +45,12 @@ int db_build_source(struct db *db, long long id,
 	return ret;
 }
 
+/*
+ * A build row's record ends with db_build_finish(), the only writer of
+ * duration_ms; from then on nothing changes it (db_build.h).
+ */
+#define BUILD_OPEN "duration_ms IS NULL"
+
 int db_build_start(struct db *db, long long series_id, long long tree_id,
 		   const char *commit, const char *arch,
 		   const char *config_key, const char *side,
@@ -59,7 +65,7 @@ int db_build_start(struct db *db, long long series_id, long long tree_id,
 		     "ON CONFLICT (commit_id, arch, config_hash) DO UPDATE "
 		     "SET status = 'building', status_reason = NULL, "
 		     "started_at = ?5, objects_compiled = NULL, "
-		     "objects_expected = NULL");
+		     "objects_expected = NULL WHERE build." BUILD_OPEN);
 	if (!st)
 		return -1;
 	if (tree_id)
@@ -104,7 +110,7 @@ int db_build_progress(struct db *db, long long build_id, int compiled,
 {
 	struct sqlite3_stmt *st = db_stmt(db,
 		"UPDATE build SET objects_compiled = "
-		"?2, objects_expected = ?3 WHERE id = ?1");
+		"?2, objects_expected = ?3 WHERE id = ?1 AND " BUILD_OPEN);
 
 	if (!st)
 		return -1;
@@ -125,20 +131,32 @@ static void bind_text_or_null(struct sqlite3_stmt *st, int i, const char *s)
 		db_bind_null(st, i);
 }
 
-int db_build_finish(struct db *db, long long build_id,
-		    const struct build_result *res)
+int db_build_finish(struct db *db, long long build_id, long long series_id,
+		    const char *side, const struct build_result *res)
 {
 	struct strbuf log = STRBUF_INIT;
 	struct sqlite3_stmt *st;
 	int ret;
 
+	st = db_stmt(db, "UPDATE series_build SET cached = ?4, "
+		     "duration_ms = ?5 WHERE series_id = ?1 AND build_id = ?2 "
+		     "AND side = ?3");
+	if (!st)
+		return -1;
+	db_bind_int(st, 1, series_id);
+	db_bind_int(st, 2, build_id);
+	db_bind_text(st, 3, side);
+	db_bind_int(st, 4, res->cached);
+	db_bind_int(st, 5, (long long)(res->duration_s * 1000));
+	if (db_step_done(db, st, "build", "series build result"))
+		return -1;
 	st = db_stmt(db, "UPDATE build SET status = ?2, status_reason = ?3, "
 		     "log_path = ?4, image_path = ?5, duration_ms = ?6, "
 		     "effective_config_hash = ?7, cached = ?8, cold = ?9, "
 		     "objects_compiled = ?10, warnings = ?11, "
 		     "new_warnings = ?12, new_warning_lines = ?13, "
 		     "error_lines = ?14, dropped_options = ?15, cpu_ms = ?16, "
-		     "artefact_dir = ?17 WHERE id = ?1");
+		     "artefact_dir = ?17 WHERE id = ?1 AND " BUILD_OPEN);
 	if (!st)
 		return -1;
 	if (res->dir)
@@ -172,7 +190,7 @@ int db_build_error(struct db *db, long long build_id, const char *reason)
 {
 	struct sqlite3_stmt *st = db_stmt(db,
 		"UPDATE build SET status = 'failed', "
-		"status_reason = ?2 WHERE id = ?1");
+		"status_reason = ?2 WHERE id = ?1 AND " BUILD_OPEN);
 
 	if (!st)
 		return -1;
@@ -186,7 +204,7 @@ int db_build_interrupted(struct db *db, long long build_id)
 	struct sqlite3_stmt *st = db_stmt(db, "UPDATE build SET status = "
 				   "'interrupted', status_reason = 'stopped "
 				   "with the daemon; built again when it "
-				   "starts' WHERE id = ?1");
+				   "starts' WHERE id = ?1 AND " BUILD_OPEN);
 
 	if (!st)
 		return -1;

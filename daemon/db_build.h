@@ -4,6 +4,12 @@
  * 0003 columns) with their link to the series (0004 series_build).
  * Functions join the caller's transaction when one is open and return 0
  * or -1 (logged).
+ *
+ * A build row is shared by every series that builds its (commit, arch,
+ * config); its record ends with db_build_finish() and never changes after:
+ * a later series that reuses it (a cache hit, or a rebuild after the cache
+ * lost it) records what it got on its own series_build row (0012), and
+ * the functions below leave an ended row alone.
  */
 #ifndef KREGRESS_DB_BUILD_H
 #define KREGRESS_DB_BUILD_H
@@ -26,7 +32,8 @@ int db_build_source(struct db *db, long long id,
 
 /*
  * The build row of (commit, arch, config_key), created if missing, set to
- * status "building" (progress cleared), and linked to series id as side
+ * status "building" (progress cleared) unless it ended, and linked to
+ * series id as side
  * ("base" | "patched").  *build_id receives the row id.
  */
 int db_build_start(struct db *db, long long series_id, long long tree_id,
@@ -38,9 +45,14 @@ int db_build_start(struct db *db, long long series_id, long long tree_id,
 int db_build_progress(struct db *db, long long build_id, int compiled,
 		      int expected);
 
-/* The final result res ("ok" | "failed") of build row build_id. */
-int db_build_finish(struct db *db, long long build_id,
-		    const struct build_result *res);
+/*
+ * The final result res ("ok" | "failed") of build row build_id, for
+ * series_id's side: whether the series got it from the cache and how long
+ * its build took go on its series_build row; the rest on the build row,
+ * unless that ended already.
+ */
+int db_build_finish(struct db *db, long long build_id, long long series_id,
+		    const char *side, const struct build_result *res);
 
 /* A build that produced no result: status "failed" with reason. */
 int db_build_error(struct db *db, long long build_id, const char *reason);

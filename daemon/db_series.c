@@ -261,7 +261,10 @@ int db_series_get(struct db *db, long long id, json_t **out)
 		  "FROM job WHERE series_id = ?1 ORDER BY id" },
 		{ "builds",
 		  "SELECT b.id, sb.side, b.commit_id, b.arch, b.status, "
-		  "b.status_reason, b.duration_ms, b.cached, b.cold, "
+		  "b.status_reason, b.duration_ms, "
+		  "CASE WHEN sb.series_id IS NULL THEN b.cached "
+		  "ELSE sb.cached END AS cached, "
+		  "sb.duration_ms AS series_duration_ms, b.cold, "
 		  "b.objects_compiled, b.objects_expected, b.warnings, "
 		  "b.new_warnings, b.new_warning_lines, b.error_lines, "
 		  "b.dropped_options, b.log_path, b.image_path "

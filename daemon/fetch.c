@@ -145,8 +145,13 @@ void fetch_result_release(struct fetch_result *r)
 	r->status_text = NULL;
 }
 
-/* Inflates a gzip body in place under the cap. */
-static int gunzip(struct strbuf *body, size_t max, const char *url)
+/*
+ * Inflates a gzip body in place under the cap; -1 with the reason in why
+ * and *permanent set when the data cannot become good by fetching again
+ * (too large once inflated; corrupt data may be a transfer cut short).
+ */
+static int gunzip(struct strbuf *body, size_t max, const char *url,
+		  struct strbuf *why, int *permanent)
 {
 	struct strbuf out = STRBUF_INIT;
 	unsigned char chunk[65536];
@@ -154,8 +159,10 @@ static int gunzip(struct strbuf *body, size_t max, const char *url)
 	int zr, ret = -1;
 
 	memset(&z, 0, sizeof(z));
-	if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK)
-		return error("fetch", "%s: zlib init failed", url);
+	if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) {
+		strbuf_addf(why, "%s: zlib init failed", url);
+		return -1;
+	}
 	z.next_in = (unsigned char *)body->buf;
 	z.avail_in = (uInt)body->len;
 	for (;;) {
@@ -163,13 +170,14 @@ static int gunzip(struct strbuf *body, size_t max, const char *url)
 		z.avail_out = sizeof(chunk);
 		zr = inflate(&z, Z_NO_FLUSH);
 		if (zr != Z_OK && zr != Z_STREAM_END && zr != Z_BUF_ERROR) {
-			error("fetch", "%s: bad gzip data: %s", url,
-			      z.msg ? z.msg : "inflate failed");
+			strbuf_addf(why, "%s: bad gzip data: %s", url,
+				    z.msg ? z.msg : "inflate failed");
 			goto out;
 		}
 		if (out.len + (sizeof(chunk) - z.avail_out) > max) {
-			error("fetch", "%s: larger than the limit of %zu bytes "
-			      "once decompressed", url, max);
+			strbuf_addf(why, "%s: larger than the limit of %zu "
+				    "bytes once decompressed", url, max);
+			*permanent = 1;
 			goto out;
 		}
 		strbuf_add(&out, chunk, sizeof(chunk) - z.avail_out);
@@ -183,7 +191,8 @@ static int gunzip(struct strbuf *body, size_t max, const char *url)
 		}
 		if (zr == Z_BUF_ERROR || (!z.avail_in && z.avail_out)) {
 			if (!z.avail_in) {
-				error("fetch", "%s: truncated gzip data", url);
+				strbuf_addf(why, "%s: truncated gzip data",
+					    url);
 				goto out;
 			}
 		}
@@ -195,6 +204,8 @@ static int gunzip(struct strbuf *body, size_t max, const char *url)
 out:
 	inflateEnd(&z);
 	strbuf_release(&out);
+	if (ret && !why->len)
+		strbuf_addf(why, "%s: bad gzip data", url);
 	return ret;
 }
 
@@ -225,9 +236,9 @@ static char *validator(const struct net_response *resp, const char *name)
 }
 
 int fetch_get(const char *url, const struct fetch_options *fo,
-	      struct fetch_result *r)
+	      struct fetch_result *r, struct strbuf *why)
 {
-	struct strbuf inm = STRBUF_INIT, ims = STRBUF_INIT, err = STRBUF_INIT;
+	struct strbuf inm = STRBUF_INIT, ims = STRBUF_INIT;
 	struct strbuf status = STRBUF_INIT;
 	const char *headers[4] = { "Accept: */*" };
 	struct net_request req = {
@@ -256,8 +267,11 @@ int fetch_get(const char *url, const struct fetch_options *fo,
 		headers[nh++] = ims.buf;
 	}
 	r->status = 0;
-	if (net_perform(&req, &resp, &err)) {
-		error("fetch", "%s", err.buf);
+	r->permanent = 0;
+	if (net_perform(&req, &resp, why)) {
+		r->permanent = resp.error == NET_REFUSED ||
+			       resp.error == NET_TOO_LARGE ||
+			       resp.error == NET_REDIRECTS;
 		goto out;
 	}
 	r->status = resp.status;
@@ -265,7 +279,7 @@ int fetch_get(const char *url, const struct fetch_options *fo,
 	*r->body = resp.body;
 	strbuf_init(&resp.body);
 	if (r->status == 200 && is_gzip(r->body) &&
-	    gunzip(r->body, req.max_bytes, resp.url))
+	    gunzip(r->body, req.max_bytes, resp.url, why, &r->permanent))
 		goto out;
 	net_response_status(&resp, &status);
 	r->status_text = strbuf_detach(&status, NULL);
@@ -277,29 +291,33 @@ out:
 	net_response_release(&resp);
 	strbuf_release(&inm);
 	strbuf_release(&ims);
-	strbuf_release(&err);
 	strbuf_release(&status);
 	return ret;
 }
 
-/* patchwork's /api/series/ID/ JSON: its "mbox" link. */
+/* patchwork's /api/series/ID/ JSON: its "mbox" link, or -1 and why. */
 static int patchwork_mbox_url(const struct strbuf *body, const char *url,
-			      char **out)
+			      char **out, struct strbuf *why)
 {
 	json_error_t jerr;
 	json_t *root, *mbox;
 	int ret = -1;
 
-	if (body->len > FETCH_MAX_JSON_BYTES)
-		return error("fetch", "%s: JSON answer too large", url);
+	if (body->len > FETCH_MAX_JSON_BYTES) {
+		strbuf_addf(why, "%s: JSON answer larger than %u bytes", url,
+			    FETCH_MAX_JSON_BYTES);
+		return -1;
+	}
 	root = json_loadb(body->buf, body->len, 0, &jerr);
-	if (!root)
-		return error("fetch", "%s: not JSON: %s (line %d)", url,
-			     jerr.text, jerr.line);
+	if (!root) {
+		strbuf_addf(why, "%s: not JSON: %s (line %d)", url,
+			    jerr.text, jerr.line);
+		return -1;
+	}
 	mbox = json_object_get(root, "mbox");
 	if (!json_is_string(mbox)) {
-		error("fetch", "%s: patchwork answer has no \"mbox\" link",
-		      url);
+		strbuf_addf(why, "%s: the patchwork answer has no \"mbox\" "
+			    "link", url);
 		goto out;
 	}
 	*out = xstrndup(json_string_value(mbox),
@@ -310,48 +328,70 @@ out:
 	return ret;
 }
 
+/* A status that asking again may change: 5xx, 408 and 429. */
+static int status_transient(long status)
+{
+	return status >= 500 || status == 408 || status == 429;
+}
+
+/* One GET that must answer 200; -1 with why and *permanent. */
+static int get_200(const char *url, const struct fetch_options *fo,
+		   struct fetch_result *r, struct strbuf *why,
+		   int *permanent)
+{
+	fetch_result_release(r);
+	strbuf_reset(r->body);
+	if (fetch_get(url, fo, r, why)) {
+		*permanent = r->permanent;
+		return -1;
+	}
+	if (r->status == 200)
+		return 0;
+	strbuf_addf(why, "%s: %s", url, r->status_text);
+	*permanent = !status_transient(r->status);
+	return -1;
+}
+
 int fetch_mbox(const char *url, const struct fetch_options *fo,
-	       struct strbuf *out)
+	       struct strbuf *out, struct strbuf *why, int *permanent)
 {
 	struct fetch_result r = { 0 };
-	struct strbuf body = STRBUF_INIT;
+	struct strbuf body = STRBUF_INIT, reason = STRBUF_INIT;
 	enum fetch_kind kind;
 	char *norm = NULL, *target = NULL, *mbox = NULL;
-	const char *why;
-	int ret = -1;
+	const char *refused;
+	int perm = 1, ret = -1;
 
-	/* refuse before anything else, even before resolving */
-	if (allowlist_check(fo->allow, url, &norm, &why))
-		return error("fetch", "%s: refused: %s", url, why);
-	if (fetch_resolve(norm, &target, &kind)) {
-		error("fetch", "%s: not a lore, public-inbox or patchwork URL "
-		      "kregress understands", url);
-		goto out;
-	}
 	r.body = &body;
-	if (fetch_get(target, fo, &r))
-		goto out;
-	if (r.status != 200) {
-		error("fetch", "%s: %s", target, r.status_text);
+	/* refuse before anything else, even before resolving */
+	if (allowlist_check(fo->allow, url, &norm, &refused)) {
+		strbuf_addf(&reason, "%s: refused: %s", url, refused);
 		goto out;
 	}
+	if (fetch_resolve(norm, &target, &kind)) {
+		strbuf_addf(&reason, "%s: not a lore, public-inbox or "
+			    "patchwork URL kregress understands", url);
+		goto out;
+	}
+	if (get_200(target, fo, &r, &reason, &perm))
+		goto out;
 	if (kind == FETCH_PATCHWORK) {
-		if (patchwork_mbox_url(&body, target, &mbox))
+		if (patchwork_mbox_url(&body, target, &mbox, &reason) ||
+		    get_200(mbox, fo, &r, &reason, &perm))
 			goto out;
-		fetch_result_release(&r);
-		strbuf_reset(&body);
-		if (fetch_get(mbox, fo, &r))
-			goto out;
-		if (r.status != 200) {
-			error("fetch", "%s: %s", mbox, r.status_text);
-			goto out;
-		}
 	}
 	strbuf_add(out, body.buf, body.len);
 	ret = 0;
 out:
+	if (ret) {
+		if (why)
+			strbuf_add(why, reason.buf, reason.len);
+		if (permanent)
+			*permanent = perm;
+	}
 	fetch_result_release(&r);
 	strbuf_release(&body);
+	strbuf_release(&reason);
 	free(norm);
 	free(target);
 	free(mbox);

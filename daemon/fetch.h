@@ -57,6 +57,8 @@ struct fetch_result {
 	char *content_type;
 	char *status_text;	/* "HTTP 404 Not Found", as a user reads it */
 	struct strbuf *body;	/* caller's; gzip bodies are decoded */
+	int permanent;		/* fetch_get() failed for good: refused, a
+				 * redirect loop, over the size cap */
 };
 
 void fetch_result_release(struct fetch_result *r);
@@ -64,19 +66,28 @@ void fetch_result_release(struct fetch_result *r);
 /*
  * One GET of url (allowlist checked for it and every redirect).  Blocks
  * for at most the timeouts.  Returns 0 when an answer came (any status,
- * also 304; the caller judges r->status), -1 (logged) when refused, on a
- * transport error, a timeout, too many redirects or too large a body.
+ * also 304; the caller judges r->status), -1 when refused, on a
+ * transport error, a timeout, too many redirects, too large a body or bad
+ * gzip data: then one line "URL: cause" is appended to why (not logged:
+ * the caller logs it or makes it a series' reason), and r->permanent
+ * says whether asking again cannot help.
  */
 int fetch_get(const char *url, const struct fetch_options *fo,
-	      struct fetch_result *r);
+	      struct fetch_result *r, struct strbuf *why);
 
 /*
  * What `series parse URL` and the daemon's fetch stage do: resolve url,
  * fetch it (through the patchwork JSON to its mbox link if need be), check
- * for HTTP 200, decode gzip, and append the mbox bytes to out.  Returns 0
- * or -1 (logged, with the URL and the reason).
+ * for HTTP 200, decode gzip, and append the mbox bytes to out.  Returns 0,
+ * or -1 with one line "URL: cause" appended to why (the refusal, the
+ * HTTP status as the server put it, the cap, the transport error) and
+ * *permanent set to 1 when fetching again cannot help: a URL refused by
+ * the allowlist or not understood, an answer over a cap, a redirect loop,
+ * an HTTP 4xx but 408 and 429, a patchwork answer without its mbox link;
+ * to 0 when it may (5xx, a timeout, no route, a transfer cut short).
+ * Nothing is logged.  why and permanent may be NULL.
  */
 int fetch_mbox(const char *url, const struct fetch_options *fo,
-	       struct strbuf *out);
+	       struct strbuf *out, struct strbuf *why, int *permanent);
 
 #endif

@@ -285,12 +285,18 @@ int jobq_release_stale(struct db *db, const char *owner, int *released)
 	/* ?1 owner (NULL: expired only), ?2 now */
 	static const char *const sql[] = {
 		"UPDATE job SET state = 'failed', last_error = 'lease lost "
-		"on the last attempt (' || ifnull(lease_owner, '?') || ')', "
+		"' || (leases_lost + 1) || CASE leases_lost WHEN 0 THEN "
+		"' time' ELSE ' times' END || ' (its daemon stopped while "
+		"running it; last ' || ifnull(lease_owner, '?') || ')', "
+		"attempts = max(attempts - 1, 0), "
+		"leases_lost = leases_lost + 1, "
 		"lease_owner = NULL, lease_expires = NULL, updated_at = ?2 "
-		"WHERE state = 'running' AND attempts >= max_attempts AND "
-		"((?1 IS NOT NULL AND lease_owner IS NOT ?1) OR "
+		"WHERE state = 'running' AND leases_lost + 1 >= max_attempts "
+		"AND ((?1 IS NOT NULL AND lease_owner IS NOT ?1) OR "
 		"lease_expires IS NULL OR lease_expires < ?2)",
 		"UPDATE job SET state = 'queued', not_before = ?2, "
+		"attempts = max(attempts - 1, 0), "
+		"leases_lost = leases_lost + 1, "
 		"lease_owner = NULL, lease_expires = NULL, updated_at = ?2 "
 		"WHERE state = 'running' AND "
 		"((?1 IS NOT NULL AND lease_owner IS NOT ?1) OR "

@@ -6,8 +6,8 @@
  * while it works.  A failed job is retried after an exponential backoff
  * until max_attempts; after that, or when it fails permanently, it stays
  * in state "failed" with its last error.  At start-up the daemon releases
- * every lease it does not hold, so a job interrupted by kill -9 runs again
- * and nothing is lost or duplicated.
+ * every lease it does not hold, so a job interrupted by kill -9 runs again,
+ * without that attempt counted, and nothing is lost or duplicated.
  *
  * All functions take a struct db owned by the calling thread and return 0
  * or -1 (logged) unless stated otherwise.
@@ -76,10 +76,13 @@ int jobq_fail(struct db *db, long long id, const char *owner,
 /*
  * Re-queues every running job whose lease is not held by owner (start-up
  * recovery) or has expired; owner NULL releases only expired leases (the
- * periodic sweep).  A released job keeps its attempt count, so a job that
- * keeps killing its daemon stops after max_attempts: when its attempts are
- * used up it ends in "failed" with the reason "lease lost ..." instead.
- * *released (optional) receives the number of jobs re-queued or failed.
+ * periodic sweep).  The attempt a dead daemon lost is not the job's
+ * fault: it is not counted (a restart costs no job an attempt), and the
+ * job's leases_lost is counted instead, so that a job that keeps killing
+ * its daemon still stops: its max_attempts-th lost lease ends it in
+ * "failed" with the reason "lease lost 5 times (its daemon stopped while
+ * running it; last OWNER)".  *released (optional) receives the number of
+ * jobs re-queued or failed.
  */
 int jobq_release_stale(struct db *db, const char *owner, int *released);
 

@@ -1,16 +1,29 @@
 /*
  * log.c - stderr diagnostics.  One fprintf per line so that lines from
  * worker threads never interleave mid-line.
+ *
+ * Messages carry text from mail and from other servers (a Subject, a
+ * path in a diff, an error page), so every message is escaped
+ * (escape.h) before it is written: one message is one line, and no byte
+ * of it can drive the terminal or the journal viewer that shows it.
+ * Nothing here allocates: die() reports running out of memory.
  */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
+#include "escape.h"
 #include "log.h"
+
+#define LOG_MSG_MAX	2048
 
 static enum log_level max_level = LOG_LEVEL_INFO;
 static int timestamps;
+/* the first error() of this thread since log_error_reset(), as given */
+static __thread char first_error[LOG_MSG_MAX];
+static __thread int have_error;
 
 void log_set_level(enum log_level level)
 {
@@ -32,10 +45,16 @@ static void log_vmsg(enum log_level level, const char *module,
 		[LOG_LEVEL_DEBUG] = "debug: ",
 	};
 	char stamp[32] = "";
-	char msg[2048];
+	char msg[LOG_MSG_MAX];
+	char line[LOG_MSG_MAX * ESCAPE_MAX_PER_BYTE + 1];
 
-	if (level > max_level)
+	if (level > max_level)		/* never an error */
 		return;
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (level == LOG_LEVEL_ERROR && !have_error) {
+		memcpy(first_error, msg, sizeof(msg));
+		have_error = 1;
+	}
 	if (timestamps) {
 		time_t now = time(NULL);
 		struct tm tm;
@@ -43,8 +62,19 @@ static void log_vmsg(enum log_level level, const char *module,
 		gmtime_r(&now, &tm);
 		strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ ", &tm);
 	}
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	fprintf(stderr, "%s%s: %s%s\n", stamp, module, level_str[level], msg);
+	escape_text(line, sizeof(line), msg, strlen(msg));
+	fprintf(stderr, "%s%s: %s%s\n", stamp, module, level_str[level], line);
+}
+
+void log_error_reset(void)
+{
+	have_error = 0;
+	first_error[0] = '\0';
+}
+
+const char *log_error_first(void)
+{
+	return have_error ? first_error : "no cause was logged";
 }
 
 void log_msg(enum log_level level, const char *module, const char *fmt, ...)

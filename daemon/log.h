@@ -4,6 +4,9 @@
  * Every failure is logged once, where its context is richest; callers that
  * receive -1 do not log it again.  error() returns -1 so that a failure can
  * be reported and propagated in one statement, as in git.
+ *
+ * A message is written as one line with its control characters escaped
+ * (escape.h): arguments may be text from mail.
  */
 #ifndef KREGRESS_LOG_H
 #define KREGRESS_LOG_H
@@ -31,6 +34,18 @@ void log_msg(enum log_level level, const char *module, const char *fmt, ...)
 /* Logs at error level and returns -1. */
 int error(const char *module, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/*
+ * For a caller that turns a failure into a result a user reads (a
+ * series' reason) when the function that failed logged the cause
+ * itself: log_error_reset() before the call, and after it failed
+ * log_error_first() is that thread's first error() message since (the
+ * cause; later ones tend to be consequences), without the "module:
+ * error: " prefix and not escaped, or "no cause was logged" when none
+ * was.  Valid until the thread's next log_error_reset().
+ */
+void log_error_reset(void);
+const char *log_error_first(void);
 
 /* Logs at error level and exits with status 1; only for impossible states. */
 void die(const char *module, const char *fmt, ...)

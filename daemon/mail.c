@@ -741,6 +741,45 @@ int mail_box_read_buf(struct mail_box *box, const char *buf, size_t len,
 	return ret;
 }
 
+int mail_box_check(const char *buf, size_t len, struct strbuf *why)
+{
+	const char *nul = len ? memchr(buf, '\0', len) : NULL;
+	size_t i, line = 1;
+
+	if (!len) {
+		strbuf_addstr(why, "the mbox is empty");
+		return -1;
+	}
+	if (nul) {
+		for (i = 0; i < (size_t)(nul - buf); i++)
+			line += buf[i] == '\n';
+		strbuf_addf(why, "a NUL byte at line %zu (mail has none)",
+			    line);
+		return -1;
+	}
+	if (len >= 5 && !memcmp(buf, "From ", 5))
+		return 0;
+	for (i = 0; i < len && i < 80; i++) {
+		unsigned char c = buf[i];
+
+		if (c == ':' && i > 0)
+			return 0;
+		if (c <= ' ' || c >= 0x7f)
+			break;
+	}
+	strbuf_addstr(why, "not an mbox or a mail: it starts with neither a "
+		      "\"From \" line nor a header");
+	return -1;
+}
+
+void mail_skip_describe(const struct mail_skip *skip, struct strbuf *sb)
+{
+	strbuf_addf(sb, "message %zu%s%s%s skipped: %s", skip->index + 1,
+		    skip->message_id ? " <" : "",
+		    skip->message_id ? skip->message_id : "",
+		    skip->message_id ? ">" : "", skip->reason);
+}
+
 int mail_box_read_file(struct mail_box *box, const char *path,
 		       const struct mail_limits *lim)
 {

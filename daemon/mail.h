@@ -85,6 +85,9 @@ struct mail_skip {
 	char *reason;		/* "not a mail message (no header block)" */
 };
 
+/* Appends "message 3 <id> skipped: REASON" (1-based, as a user counts). */
+void mail_skip_describe(const struct mail_skip *skip, struct strbuf *sb);
+
 struct mail_box {
 	struct mail **mails;
 	size_t nr;
@@ -124,6 +127,17 @@ int mail_box_read(struct mail_box *box, FILE *f, const char *name,
 /* The same over a buffer in memory. */
 int mail_box_read_buf(struct mail_box *box, const char *buf, size_t len,
 		      const char *name, const struct mail_limits *lim);
+
+/*
+ * The content check every way in applies to an mbox before it is read:
+ * the API to a submitted body, the fetch stage to what it fetched (for a
+ * URL and for the list watcher's series alike).  buf[0..len) must not be
+ * empty, must start with a "From " line or a header line, and must have
+ * no NUL byte (mail has none, and one in a patch would cut C strings
+ * short and reach libgit2).  0, or -1 with the reason appended to why
+ * ("a NUL byte at line 17 (mail has none)").  Pure.
+ */
+int mail_box_check(const char *buf, size_t len, struct strbuf *why);
 
 /* The same over a file; "-" is standard input. */
 int mail_box_read_file(struct mail_box *box, const char *path,

@@ -17,6 +17,7 @@
 
 #include "alloc.h"
 #include "diff.h"
+#include "escape.h"
 #include "log.h"
 #include "report.h"
 #include "sha256.h"
@@ -851,7 +852,11 @@ static void lead_inconclusive(const struct report_series *s,
 	strbuf_addch(out, '\n');
 }
 
-/* "Re: [PATCH v2 0/3] title", or the series' id when it has none. */
+/*
+ * "Re: [PATCH v2 0/3] title", or the series' id when it has none.  The
+ * Subject is mail: escaped (escape.h), so that one whose RFC 2047 words
+ * decode to CR LF neither breaks the header nor stops the report.
+ */
 static void thread_subject(const struct report_series *s,
 			   struct strbuf *out)
 {
@@ -861,7 +866,7 @@ static void thread_subject(const struct report_series *s,
 	}
 	if (strncasecmp(s->subject, "Re:", 3))
 		strbuf_addstr(out, "Re: ");
-	strbuf_addstr(out, s->subject);
+	escape_str_add(out, s->subject);
 }
 
 static void short_commit(const char *id, struct strbuf *out)

@@ -1329,14 +1329,13 @@ int series_build(const struct mail_box *box, struct series **out)
 			problem(newest, "<%s> \"%s\" has no diff; not taken as "
 				"a patch", it->m->message_id, it->m->subject);
 	}
-	for (k = 0; k < box->nr_skipped; k++)
-		problem(newest, "message %zu%s%s%s skipped: %s",
-			box->skipped[k].index + 1,
-			box->skipped[k].message_id ? " <" : "",
-			box->skipped[k].message_id ?
-			box->skipped[k].message_id : "",
-			box->skipped[k].message_id ? ">" : "",
-			box->skipped[k].reason);
+	for (k = 0; k < box->nr_skipped; k++) {
+		struct strbuf sb = STRBUF_INIT;
+
+		mail_skip_describe(&box->skipped[k], &sb);
+		push_str(&newest->problems, &newest->nr_problems,
+			 strbuf_detach(&sb, NULL));
+	}
 	if (!nr_patches && newest->status == SERIES_EMPTY)
 		problem(newest, "no patch among the %zu messages (a "
 			"discussion thread?)", nr);

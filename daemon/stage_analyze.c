@@ -189,14 +189,15 @@ enum pipeline_result stage_analyze(struct pipeline_ctx *ctx,
 
 		analyze_set_init(&sets[i]);
 		strbuf_reset(&why);
+		log_error_reset();
 		rc = analyze_run(ctx, r, &sets[i], &o, &why);
 		if (rc == -1) {
 			strbuf_addf(&out->reason, "%s: the samples of run %lld "
 				    "cannot be read", r->arch, r->id);
 			res = PIPELINE_RETRY;
 		} else if (rc == -2) {
-			strbuf_addstr(&out->reason, "the statistics refused "
-				      "the options (see the log)");
+			strbuf_addf(&out->reason, "the comparison failed: %s",
+				    log_error_first());
 		} else if (why.len) {
 			/* An unusable arch gives no rows. */
 			strbuf_addf(&skipped, "%s%s", skipped.len ? "; " : "",

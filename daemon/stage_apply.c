@@ -157,9 +157,10 @@ enum pipeline_result stage_apply(struct pipeline_ctx *ctx,
 		goto out;
 	}
 	apply_input_from_series(s, &in);
+	log_error_reset();
 	if (apply_series(repo, b.oid, in.patches, in.n, &ao, &res)) {
 		strbuf_addf(&out->reason, "%s: repository error while "
-			    "applying (see the log)", t->path);
+			    "applying: %s", t->path, log_error_first());
 		out->fail_status = NULL;
 		r = PIPELINE_RETRY;
 		goto out;

@@ -59,9 +59,10 @@ static int build_one(struct pipeline_ctx *ctx, const struct job *job,
 	char key[17];
 
 	req->rev = commit;
+	log_error_reset();
 	if (build_request_key(req, key)) {
 		strbuf_addf(reason, "%s: the build configuration cannot be "
-			    "read (see the log)", req->arch);
+			    "read: %s", req->arch, log_error_first());
 		return -2;
 	}
 	if (db_build_start(ctx->db, job->series_id, src->tree_id, commit,
@@ -72,9 +73,10 @@ static int build_one(struct pipeline_ctx *ctx, const struct job *job,
 	req->on_progress = on_progress;
 	req->arg = &pa;
 	req->stop = ctx->stop;
+	log_error_reset();
 	if (build_run(req, res)) {
-		strbuf_addf(reason, "%s: %s build of %.12s produced no result "
-			    "(see the log)", req->arch, side, commit);
+		strbuf_addf(reason, "%s: %s build of %.12s produced no result: "
+			    "%s", req->arch, side, commit, log_error_first());
 		db_build_error(ctx->db, pa.build_id, reason->buf);
 		return -1;
 	}
@@ -87,7 +89,8 @@ static int build_one(struct pipeline_ctx *ctx, const struct job *job,
 		db_build_interrupted(ctx->db, pa.build_id);
 		return 1;
 	}
-	if (db_build_finish(ctx->db, pa.build_id, res)) {
+	if (db_build_finish(ctx->db, pa.build_id, job->series_id, side,
+			    res)) {
 		strbuf_addstr(reason, "storing the build result failed");
 		return -1;
 	}

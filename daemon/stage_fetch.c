@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "alloc.h"
-#include "allowlist.h"
 #include "config.h"
 #include "db.h"
 #include "db_intake.h"
@@ -18,6 +17,8 @@
 #include "options.h"
 #include "series.h"
 #include "strbuf.h"
+
+#define INTAKE_SKIPPED_SHOWN	3	/* skipped messages a reason names */
 
 /*
  * A complete version of series id: a newer version already there (then
@@ -35,6 +36,23 @@ static int versions(struct db *db, long long id, long long *newer,
 	       db_versions_supersede(db, id, superseded);
 }
 
+/*
+ * "; message 3 <id> skipped: message of N bytes exceeds the limit of M
+ * bytes": why a thread has no patch, or lacks one (the first few).
+ */
+static void add_skipped(const struct mail_box *box, struct strbuf *reason)
+{
+	size_t i;
+
+	for (i = 0; i < box->nr_skipped && i < INTAKE_SKIPPED_SHOWN; i++) {
+		strbuf_addstr(reason, "; ");
+		mail_skip_describe(&box->skipped[i], reason);
+	}
+	if (box->nr_skipped > INTAKE_SKIPPED_SHOWN)
+		strbuf_addf(reason, "; %zu more skipped",
+			    box->nr_skipped - INTAKE_SKIPPED_SHOWN);
+}
+
 enum pipeline_result stage_fetch(struct pipeline_ctx *ctx,
 					const struct job *job,
 					struct pipeline_outcome *out)
@@ -47,10 +65,11 @@ enum pipeline_result stage_fetch(struct pipeline_ctx *ctx,
 	struct strbuf data = STRBUF_INIT;
 	struct series *s = NULL;
 	const struct series *rev;
+	struct strbuf why = STRBUF_INIT;
 	const char **allow = NULL;
-	const char *why;
+	const char *name;
 	long long previous = 0, newer = 0;
-	int fetched = 0, newer_version = 0, superseded = 0;
+	int fetched = 0, newer_version = 0, superseded = 0, permanent = 0;
 	enum pipeline_result r = PIPELINE_FAIL;
 	size_t i;
 
@@ -77,26 +96,29 @@ enum pipeline_result stage_fetch(struct pipeline_ctx *ctx,
 				      "neither a URL nor an mbox");
 			goto out;
 		}
-		if (allowlist_check(fo.allow, src.source_url, NULL, &why)) {
-			strbuf_addf(&out->reason, "%s: refused: %s",
-				    src.source_url, why);
-			goto out;
-		}
-		if (fetch_mbox(src.source_url, &fo, &data)) {
-			strbuf_addf(&out->reason, "%s: fetch failed (see the "
-				    "log); will retry", src.source_url);
-			r = PIPELINE_RETRY;
+		/* the reason names the cause; what cannot get better
+		 * (refused, a 4xx, over a cap) fails at once */
+		if (fetch_mbox(src.source_url, &fo, &data, &out->reason,
+			       &permanent)) {
+			if (!permanent)
+				r = PIPELINE_RETRY;
 			goto out;
 		}
 		fetched = 1;
 	} else {
 		strbuf_add(&data, src.mbox, src.mbox_len);
 	}
-	if (mail_box_read_buf(&box, data.buf, data.len,
-			      src.source_url ? src.source_url : "mbox", &lim) ||
+	name = src.source_url ? src.source_url : "the submitted mbox";
+	/* the API's check of a submitted body, for every source */
+	if (mail_box_check(data.buf, data.len, &why)) {
+		strbuf_addf(&out->reason, "%s: %s", name, why.buf);
+		goto out;
+	}
+	log_error_reset();
+	if (mail_box_read_buf(&box, data.buf, data.len, name, &lim) ||
 	    series_build(&box, &s)) {
-		strbuf_addstr(&out->reason, "the mbox cannot be read (too "
-			      "large or too many messages)");
+		strbuf_addf(&out->reason, "the mbox cannot be read: %s",
+			    log_error_first());
 		goto out;
 	}
 	/* The row's version once parsed (total set), else the newest. */
@@ -111,6 +133,7 @@ enum pipeline_result stage_fetch(struct pipeline_ctx *ctx,
 	if (rev->status == SERIES_EMPTY ||
 	    rev->status == SERIES_PULL_REQUEST) {
 		series_status_reason(rev, &out->reason);
+		add_skipped(&box, &out->reason);
 		goto out;
 	}
 	/*
@@ -134,6 +157,7 @@ enum pipeline_result stage_fetch(struct pipeline_ctx *ctx,
 	}
 	if (rev->status == SERIES_INCOMPLETE) {
 		series_status_reason(rev, &out->reason);
+		add_skipped(&box, &out->reason);
 		out->fail_status = "incomplete";
 		goto out;
 	}
@@ -156,6 +180,7 @@ out:
 	series_free(s);
 	mail_box_release(&box);
 	strbuf_release(&data);
+	strbuf_release(&why);
 	db_intake_source_release(&src);
 	free(allow);
 	return r;

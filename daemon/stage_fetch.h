@@ -14,12 +14,19 @@
  * versions still in the pipeline (db_versions.h), or is superseded itself
  * when a newer complete version is there already.
  *
+ * Whatever its source (a submitted mbox, a URL, the list watcher's
+ * series), the mbox passes mail_box_check(), the API's own check of a
+ * submitted body, before it is read: an mbox with a NUL byte is
+ * fetch-failed saying where the NUL is.
+ *
  * Outcomes: PIPELINE_OK (series "fetched", next "apply"); PIPELINE_FAIL
  * with status "superseded" (a newer version, named in the reason),
- * "incomplete" (missing patches, named in the reason) or
- * "fetch-failed" (refused URL, no patch, a pull request instead of
- * patches, unreadable mbox: series_status_reason() says which);
- * PIPELINE_RETRY when the fetch failed (network, HTTP error, timeout).
+ * "incomplete" (missing patches, named in the reason, with the messages
+ * skipped as too large or not mail) or "fetch-failed" (refused URL, an
+ * HTTP 4xx, an answer over a cap, a NUL byte, no patch, a pull request
+ * instead of patches, unreadable mbox: the reason names which);
+ * PIPELINE_RETRY when fetching again may work (HTTP 5xx, 408 or 429, a
+ * timeout, no route to the server), the cause in the reason.
  */
 #ifndef KREGRESS_STAGE_FETCH_H
 #define KREGRESS_STAGE_FETCH_H

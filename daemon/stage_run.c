@@ -221,9 +221,10 @@ static enum pipeline_result run_arch(struct pipeline_ctx *ctx,
 			    "and patched images", name);
 		return PIPELINE_FAIL;
 	}
+	log_error_reset();
 	if (guest_initramfs(arch, cache, &initrd)) {
 		strbuf_addf(&out->reason, "%s: the guest initramfs cannot be "
-			    "packed (see the log)", name);
+			    "packed: %s", name, log_error_first());
 		goto out;
 	}
 	strbuf_addf(&dir, "%s/runs/series-%lld", cfg->state_dir,

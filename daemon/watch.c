@@ -199,8 +199,13 @@ static int process_thread(struct watch *w, struct watch_list *l,
 	mail_box_init(&box);
 	fetch_opts(w, &fo);
 	st->threads++;
-	if (fetch_mbox(url, &fo, &data) ||
-	    mail_box_read_buf(&box, data.buf, data.len, url, &w->lim) ||
+	if (fetch_mbox(url, &fo, &data, &reason, NULL)) {
+		error("watch", "%s: thread <%s>: %s", l->cfg->name, thread,
+		      reason.buf);
+		st->errors++;
+		goto out;
+	}
+	if (mail_box_read_buf(&box, data.buf, data.len, url, &w->lim) ||
 	    series_build(&box, &s)) {
 		st->errors++;
 		goto out;
@@ -289,8 +294,10 @@ static int fetch_feed(struct watch *w, struct watch_list *l,
 	fo.if_modified_since = l->last_modified;
 	r.body = &body;
 	st->polled++;
-	if (fetch_get(url, &fo, &r))
+	if (fetch_get(url, &fo, &r, &err)) {
+		error("watch", "%s: %s", l->cfg->name, err.buf);
 		goto out;
+	}
 	if (r.status == 304) {
 		st->not_modified++;
 		ret = 1;

@@ -8,7 +8,7 @@
 BENCHMARKS += $(CURDIR)/tests/bench/slow-clients.py
 
 FUZZ_HTTP_SRC := tests/fuzz/fuzz-http.c daemon/http.c daemon/strbuf.c \
-		 daemon/log.c
+		 daemon/log.c daemon/escape.c
 
 $(FUZZ_DIR)/fuzz-http: $(FUZZ_HTTP_SRC) daemon/http.h
 	$(quiet) FUZZCC $@

@@ -126,8 +126,9 @@ daemon_start
 wait_sql 10 "SELECT status FROM series WHERE id = $s2" done
 grep -q "released 1 stale lease," "$daemon_log"
 ok $? "restart releases the dead daemon's lease"
-is "$(sql "SELECT state || '|' || attempts FROM job WHERE series_id = $s2")" \
-	"done|2" "the job ran again (attempt 2)"
+is "$(sql "SELECT state || '|' || attempts || '|' || leases_lost FROM job
+	 WHERE series_id = $s2")" "done|1|1" \
+	"the job ran again, the attempt the kill cost not counted (lost lease 1)"
 is "$(sql "SELECT status || '|' || ifnull(status_reason, '') FROM series
 	 WHERE id = $s2")" \
 	"done|" "series reached its end"

@@ -250,11 +250,24 @@ st=$(wait_status "$id4" 60)
 test "$st|$(sql "SELECT status_reason FROM series WHERE id = $id4")" = \
 	"build-failed|build: x86_64: mm/memory.c: error: expected ; before }"
 ok $? "a patch that breaks the build: build-failed with the error line ($st)"
-test "$(sql "SELECT sb.side || ':' || b.status || ':' || b.cached FROM
+test "$(sql "SELECT sb.side || ':' || b.status || ':' || sb.cached FROM
 	series_build sb JOIN build b ON b.id = sb.build_id
 	WHERE sb.series_id = $id4 ORDER BY sb.side" | tr '\n' ' ')" = \
 	"base:ok:1 patched:failed:0 "
 ok $? "its base build came from the cache; the patched build failed"
+# issue 15, item 12: the cache hit is the second series', not the build's
+test "$(sql "SELECT b.cached || ':' || b.cold || ':' ||
+	(b.duration_ms = sb.duration_ms) FROM series_build sb JOIN build b ON
+	b.id = sb.build_id WHERE sb.series_id = $id AND sb.side = 'base'")" = \
+	"0:1:1"
+ok $? "the shared base build still reads as the first series built it"
+"$B/kregress" status --server "$SRV" "$id" >"$tmp/first.txt"
+"$B/kregress" status --server "$SRV" "$id4" >"$tmp/second.txt"
+grep -q "^  build:       x86_64 base ${base:0:12} ok, 2 objects, warnings 0$" \
+	"$tmp/first.txt" &&
+	grep -q "^  build:       x86_64 base ${base:0:12} ok, .*, cached$" \
+	"$tmp/second.txt"
+ok $? "kregress status: cached for the series that had the hit only"
 test "$(sql "SELECT count(*) FROM job WHERE series_id = $id4 AND
 	kind = 'run'")" = 0
 ok $? "no run queued for it"

@@ -8,6 +8,7 @@
  * that unsafe diffs are rejected.  The real 6.1 kernel tree is exercised by
  * tests/slow/t-apply.sh.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -193,6 +194,13 @@ static void test_series(struct apply_repo *r)
 		apply_series(r, base, p, 3, NULL, &again);
 		is_str(again.commits[2].oid, first, "deterministic commits");
 		apply_result_release(&again);
+		/* another writer holds the ref's lock: it writes the same */
+		sh("touch repo/.git/refs/kregress/applied/%s.lock", first);
+		ok(!apply_series(r, base, p, 3, NULL, &again) &&
+		   again.status == APPLY_OK,
+		   "the ref's lock held by another writer: still applied");
+		apply_result_release(&again);
+		sh("rm repo/.git/refs/kregress/applied/%s.lock", first);
 	}
 	apply_result_release(&res);
 
@@ -282,6 +290,23 @@ static void test_series(struct apply_repo *r)
 			"--format=%%an %s", res.commits[0].oid) : NULL;
 		is_str(msg, "jane@example.org", "no display name: the address");
 		free(msg);
+		apply_result_release(&res);
+		patch_init(&bad, d1, "forged\n");
+		bad.author_name = "Jane\nDoe";	/* RFC 2047 decodes to it */
+		is_int(apply_series(r, base, &bad, 1, NULL, &res), 0,
+		       "a line break in the author's name is no repository "
+		       "error");
+		ok(res.status == APPLY_FAILED && res.failed_patch == 1 &&
+		   res.reason && strstr(res.reason, "bad author: a control "
+					"character"),
+		   "it is a bad author: %s", res.reason);
+		apply_result_release(&res);
+		patch_init(&bad, d1, "forged\n");
+		bad.author_email = "jane@exa\rmple.org";
+		apply_series(r, base, &bad, 1, NULL, &res);
+		ok(res.status == APPLY_FAILED && res.reason &&
+		   strstr(res.reason, "bad author"),
+		   "a CR in the address too: %s", res.reason);
 		apply_result_release(&res);
 		patch_init(&bad, "not a diff at all\n", "x\n");
 		apply_series(r, base, &bad, 1, NULL, &res);
@@ -735,6 +760,77 @@ static void test_forms(void)
 #undef FG
 }
 
+#define CONCURRENT_THREADS	4
+#define CONCURRENT_ROUNDS	25
+
+struct concurrent {
+	pthread_barrier_t *start;
+	const char *base;
+	struct apply_patch *p;
+	size_t n;
+	int failed;		/* applies that did not end APPLY_OK */
+	char head[41];
+};
+
+static void *apply_at_once(void *arg)
+{
+	struct concurrent *c = arg;
+	struct apply_repo *r = NULL;
+	struct apply_result res;
+
+	if (apply_repo_open(repo, &r)) {
+		c->failed++;
+		pthread_barrier_wait(c->start);
+		return NULL;
+	}
+	pthread_barrier_wait(c->start);
+	if (apply_series(r, c->base, c->p, c->n, NULL, &res) ||
+	    res.status != APPLY_OK)
+		c->failed++;
+	else
+		snprintf(c->head, sizeof(c->head), "%s",
+			 res.commits[c->n - 1].oid);
+	apply_result_release(&res);
+	apply_repo_free(r);
+	return NULL;
+}
+
+/* Issue 15, item 7: workers applying one series at once all succeed. */
+static void test_concurrent(void)
+{
+	char *base = out("git -C repo rev-parse side~3");
+	char *d1 = out("git -C repo diff side~3 side~2");
+	char *d2 = out("git -C repo diff side~2 side~1");
+	struct concurrent c[CONCURRENT_THREADS];
+	pthread_t t[CONCURRENT_THREADS];
+	pthread_barrier_t start;
+	struct apply_patch p[2];
+	int round, i, failed = 0;
+
+	patch_init(&p[0], d1, "mm: one\n");
+	patch_init(&p[1], d2, "mm: two\n");
+	for (round = 0; round < CONCURRENT_ROUNDS; round++) {
+		pthread_barrier_init(&start, NULL, CONCURRENT_THREADS);
+		for (i = 0; i < CONCURRENT_THREADS; i++) {
+			c[i] = (struct concurrent){ &start, base, p, 2, 0, "" };
+			pthread_create(&t[i], NULL, apply_at_once, &c[i]);
+		}
+		for (i = 0; i < CONCURRENT_THREADS; i++) {
+			pthread_join(t[i], NULL);
+			failed += c[i].failed;
+		}
+		pthread_barrier_destroy(&start);
+		/* the next round writes the ref anew */
+		sh(GIT "update-ref -d refs/kregress/applied/%s", c[0].head);
+	}
+	is_int(failed, 0, "%d rounds of %d workers applying one series at "
+	       "once: every apply succeeds", CONCURRENT_ROUNDS,
+	       CONCURRENT_THREADS);
+	free(base);
+	free(d1);
+	free(d2);
+}
+
 int main(void)
 {
 	struct apply_repo *r = NULL;
@@ -749,6 +845,7 @@ int main(void)
 		return done_testing();
 	test_base(r);
 	test_series(r);
+	test_concurrent();
 	test_kinds(r);
 	test_security(r);
 	apply_repo_free(r);

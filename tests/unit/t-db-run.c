@@ -75,7 +75,8 @@ static long long series_with_builds(struct db *db, int patched_ok)
 		 "INSERT INTO build (commit_id, arch, config_hash, status, "
 		 "image_path) VALUES ('b%lld', 'x86_64', 'k', 'ok', "
 		 "'/img/base'), ('p%lld', 'x86_64', 'k', '%s', '/img/p');"
-		 "INSERT INTO series_build SELECT %lld, id, arch, CASE "
+		 "INSERT INTO series_build (series_id, build_id, arch, side) "
+		 "SELECT %lld, id, arch, CASE "
 		 "WHEN commit_id LIKE 'b%%' THEN 'base' ELSE 'patched' END "
 		 "FROM build WHERE commit_id IN ('b%lld', 'p%lld')",
 		 sid, sid, patched_ok ? "ok" : "failed", sid, sid, sid);

@@ -91,7 +91,8 @@ static void test_claim(struct db *db)
 	   "late finish by the old owner refused");
 	is_int(jobq_claim(db, "C", 60, &j3), 1, "expired job claimed again");
 	is_int(j3.id, j2.id, "same job");
-	is_int(j3.attempts, 2, "attempt counted");
+	is_int(j3.attempts, 1, "the attempt the expired lease lost is not "
+	       "counted");
 	ok(jobq_finish(db, j3.id, "C") == 0, "new owner finishes it");
 	ok(jobq_finish(db, j3.id, "C") == -1, "finishing twice refused");
 	ok(jobq_finish(db, j1.id, "A") == 0, "finish j1");
@@ -157,6 +158,20 @@ static void test_backoff(struct db *db)
 	jobq_set_backoff(30, 3600);
 }
 
+/* Daemon "old" claims the ready job and dies, times times; "new" starts. */
+static void die_under(struct db *db, int times)
+{
+	int i, n;
+
+	for (i = 0; i < times; i++) {
+		struct job k = { 0 };
+
+		jobq_claim(db, "old", 600, &k);
+		job_release(&k);
+		jobq_release_stale(db, "new", &n);
+	}
+}
+
 static void test_recovery(struct db *db)
 {
 	struct job j = { 0 };
@@ -178,20 +193,42 @@ static void test_recovery(struct db *db)
 	   "start-up release");
 	is_int(released, 2, "both leases released");
 	is_str(job_state(db, id), "queued:", "interrupted job re-queued");
-	is_str(job_state(db, id2), "failed:lease lost on the last attempt "
-	       "(old)", "exhausted job failed with the reason");
+	is_str(job_state(db, id2), "failed:lease lost 1 time (its daemon "
+	       "stopped while running it; last old)",
+	       "a job whose every attempt killed its daemon: failed, saying so");
 	is_int(jobq_claim(db, "new", 600, &j), 1, "new daemon claims it");
 	is_int(j.id, id, "the same job, not a copy");
-	is_int(j.attempts, 2, "second attempt");
+	is_int(j.attempts, 1, "the attempt the dead daemon lost is not "
+	       "counted");
 	is_int(q_int(db, "SELECT count(*) FROM job WHERE kind = 'build' "
 		     "AND id >= %lld", id), 2, "no job duplicated");
+
+	/*
+	 * Issue 15, item 11: a job that failed on its own 4 times of 5 and
+	 * then lost its lease to restarts is not failed by them; one whose
+	 * daemon died under it 5 times is.
+	 */
+	jobq_enqueue(db, "build", 0, NULL, &id2);
+	q_int(db, "UPDATE job SET attempts = max_attempts - 1 WHERE id = "
+	      "%lld", id2);
+	die_under(db, 3);
+	is_str(job_state(db, id2), "queued:", "4 attempts failed, then 3 "
+	       "restarts under the last: still queued");
+	is_int(q_int(db, "SELECT attempts FROM job WHERE id = %lld", id2), 4,
+	       "still 4 attempts counted");
+	q_int(db, "UPDATE job SET attempts = 0, leases_lost = 0 WHERE id = "
+	      "%lld", id2);
+	die_under(db, 5);
+	is_str(job_state(db, id2), "failed:lease lost 5 times (its daemon "
+	       "stopped while running it; last old)",
+	       "its daemon died under it 5 times: failed, saying so");
 
 	/* Clean give-back does not count the attempt. */
 	ok(jobq_release(db, j.id, "new") == 0, "release own lease");
 	is_str(job_state(db, id), "queued:", "queued again");
 	job_release(&j);
 	is_int(jobq_claim(db, "new", 600, &j), 1, "claim again");
-	is_int(j.attempts, 2, "released attempt not counted");
+	is_int(j.attempts, 1, "released attempt not counted");
 	jobq_finish(db, j.id, "new");
 	job_release(&j);
 }

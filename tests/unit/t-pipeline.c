@@ -275,8 +275,9 @@ static void test_interrupt_and_recover(struct pipeline_ctx *ctx)
 	   "recovery");
 	is_int(released, 2, "two leases released");
 	is_int(orphans, 1, "one series could not continue");
-	is_str(q_state(ctx->db, sid2), "failed|fetch: lease lost on the "
-	       "last attempt (old)", "its series failed with the reason");
+	is_str(q_state(ctx->db, sid2), "failed|fetch: lease lost 1 time "
+	       "(its daemon stopped while running it; last old)",
+	       "its series failed with the reason");
 	is_int(claim_run(ctx, "fetch"), PIPELINE_FAIL, "the other job runs "
 	       "again");
 	is_str(q_state(ctx->db, sid), "failed|fetch: not implemented yet",
@@ -430,14 +431,16 @@ static void test_per_arch(struct pipeline_ctx *ctx)
 	jobq_enqueue(ctx->db, JOBQ_KIND_FIRST, sid, NULL, NULL);
 	claim_run(ctx, "fetch");
 	claim_run(ctx, "apply");
-	db_exec(ctx->db, "UPDATE job SET attempts = max_attempts - 1 WHERE "
-		"kind = 'build' AND arch = 'x86_64' AND state = 'queued'");
+	db_exec(ctx->db, "UPDATE job SET leases_lost = max_attempts - 1 "
+		"WHERE kind = 'build' AND arch = 'x86_64' AND state = "
+		"'queued'");
 	jobq_claim(ctx->db, "old", 60, &bx);
 	job_release(&bx);
 	ok(pipeline_recover(ctx->db, ctx->owner, &released, &orphans) == 0,
 	   "recovery");
-	is_str(q_state(ctx->db, sid), "failed|build x86_64: lease lost on "
-	       "the last attempt (old)", "the series failed, naming the arch");
+	is_str(q_state(ctx->db, sid), "failed|build x86_64: lease lost 5 "
+	       "times (its daemon stopped while running it; last old)",
+	       "the series failed, naming the arch");
 	is_str(q_str(ctx->db, "SELECT state FROM job WHERE series_id = %lld "
 		     "AND arch = 'arm64'", sid), "failed",
 	       "and its other arch's job is cancelled");

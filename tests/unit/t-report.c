@@ -208,6 +208,13 @@ static void test_regression_mail(void)
 	       "subject: the kind, then Re: and the series' subject");
 	is_str(m.in_reply_to, "cover.1.git.author@example.org",
 	       "In-Reply-To the cover letter");
+	/* issue 15, item 2: a Subject that decoded to ESC, CR and LF */
+	s.subject = "\x1b[2J\r\nseries 1: done";
+	render(&s, REPORT_REGRESSION, NULL, &m2);
+	is_str(m2.subject, "[kregress regression] Re: \\x1b[2J\\x0d\\x0aseries "
+	       "1: done", "an evil Subject is escaped in the report's Subject");
+	report_mail_release(&m2);
+	s = series(c, 4);
 	ok(!strncmp(m.message_id, "kregress.regression.v2.", 23) &&
 	   strstr(m.message_id, "@kregress.example"),
 	   "Message-ID from kind and version, in the sender's domain (%s)",

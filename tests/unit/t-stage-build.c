@@ -86,6 +86,7 @@ int main(void)
 	struct pipeline_ctx ctx = { .owner = "test", .lease_s = 60,
 				    .stages = stage_table };
 	char path[PATH_MAX], cmd[PATH_MAX + 64], json[1024];
+	char want[512], row[600];
 	const char *missing = "0123456789abcdef0123456789abcdef01234567";
 	const char *src = getenv("KREGRESS_SRC");
 	struct config *cfg;
@@ -128,14 +129,16 @@ int main(void)
 	id = applied(ctx.db, missing, missing);
 	is_int(run_build(&ctx, id, "x86_64"), PIPELINE_RETRY,
 	       "a base the tree lacks: no result, retried");
+	snprintf(want, sizeof(want), "x86_64: base build of 0123456789ab "
+		 "produced no result: %s/tree: %s: no such commit: revspec "
+		 "'%s' not found", dir, missing, missing);
+	snprintf(row, sizeof(row), "failed|base|%s", want);
 	is_str(q_str(ctx.db, "SELECT last_error FROM job WHERE series_id = "
-		     "%lld", id), "x86_64: base build of 0123456789ab produced "
-	       "no result (see the log)", "the job's last error");
+		     "%lld", id), want, "the job's last error names the cause");
 	is_str(q_str(ctx.db, "SELECT b.status || '|' || sb.side || '|' || "
 		     "b.status_reason FROM build b JOIN series_build sb ON "
 		     "sb.build_id = b.id WHERE sb.series_id = %lld", id),
-	       "failed|base|x86_64: base build of 0123456789ab produced no "
-	       "result (see the log)", "the base build row says why");
+	       row, "the base build row says why");
 	is_str(q_str(ctx.db, "SELECT state FROM job WHERE series_id = %lld",
 		     id), "queued", "the job is queued again (backoff)");
 	id = applied(ctx.db, missing, missing);
@@ -160,8 +163,10 @@ int main(void)
 	id = applied(ctx.db, missing, missing);
 	is_int(run_build(&ctx, id, "arm64"), PIPELINE_FAIL,
 	       "missing fragment: fails");
-	is_str(q_state(ctx.db, id), "failed|build: arm64: the build "
-	       "configuration cannot be read (see the log)", "its reason");
+	snprintf(want, sizeof(want), "failed|build: arm64: the build "
+		 "configuration cannot be read: %s/nope.config: No such file "
+		 "or directory", dir);
+	is_str(q_state(ctx.db, id), want, "its reason names the file");
 	config_free(cfg);
 
 	db_close(ctx.db);

@@ -97,6 +97,7 @@ async function main() {
 		await comparePage(browser);
 		await keyboard(browser);
 		await live(browser);
+		await evilSubject(browser);
 		await shifts(browser);
 		await themes(browser);
 	} finally {
@@ -324,6 +325,31 @@ async function live(browser) {
 		sql("UPDATE series SET status = '" + was[0] + "' WHERE id = " + id);
 		sql('UPDATE build SET objects_compiled = ' + was[1] +
 		    ' WHERE id = ' + build);
+	}
+}
+
+// A Subject whose RFC 2047 words decoded to ESC, CR and a bidi override is
+// shown escaped, as the CLI shows it (issue 15, item 2).
+async function evilSubject(browser) {
+	const id = EXPECT.series[0];
+	const was = sql('SELECT quote(subject) FROM series WHERE id = ' + id);
+	const want = '\\x1b[2J\\x0dforged\\u202etxt';
+	sql('UPDATE series SET subject = char(27) || \'[2J\' || char(13) || ' +
+	    '\'forged\' || char(8238) || \'txt\' WHERE id = ' + id);
+	try {
+		const p = await open(browser, '/series/' + id);
+		same(await p.$eval('h1', (e) => e.textContent), want,
+		     'the series page shows an evil Subject escaped');
+		same((await p.title()).split(' · ')[0], want,
+		     'and so does its title');
+		await p.context().close();
+		const l = await open(browser, '/');
+		const row = await l.$$eval('main a', (as) => as.map((a) =>
+			a.textContent).filter((t) => t.includes('forged')));
+		same(row, [want], 'the list shows it escaped');
+		await l.context().close();
+	} finally {
+		sql('UPDATE series SET subject = ' + was + ' WHERE id = ' + id);
 	}
 }
 

@@ -2,7 +2,7 @@
 // comparisons table and every per-boot value, boots and their console
 // logs, the mails sent.
 import { get } from './api.js';
-import { h, fill, errorBox } from './dom.js';
+import { h, fill, errorBox, shown } from './dom.js';
 import { statusBadge, verdictBadge, topVerdict, time, clockLabel,
 	 shortCommit, FINAL, FLAG_TEXT } from './fmt.js';
 import { cards, key, table } from './metrics.js';
@@ -60,7 +60,7 @@ function lore(msgid) {
 function header(el, s) {
 	const v = topVerdict(countVerdicts(s.comparisons, true)) ||
 		  topVerdict(countVerdicts(s.comparisons, false));
-	document.title = (s.subject || 'Series ' + s.id) + ' · kregress';
+	document.title = shown(s.subject || 'Series ' + s.id) + ' · kregress';
 	fill(el,
 	     h('h1', {}, s.subject || 'Series ' + s.id),
 	     h('p', { class: 'badges' }, statusBadge(s.status), ' ',
