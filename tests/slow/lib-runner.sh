@@ -5,8 +5,8 @@
 # on one libvirtd never reap each other's domains, and whatever is left
 # under it is reaped at exit), the development kernel for an arch
 # (tests/fixtures/devkernel.sh, built once into a cache outside the
-# clone), and an initramfs holding the test init (tests/fixtures/testinit.c)
-# built statically for that arch.
+# clone), an initramfs holding the test init (tests/fixtures/testinit.c)
+# built statically for that arch, and a TCP relay to libvirtd.
 set -u
 : "${KREGRESS_BUILD:?}" "${KREGRESS_SRC:?}"
 KREGRESS=$KREGRESS_BUILD/kregress
@@ -31,6 +31,20 @@ kernel_for() {
 	fi
 	timeout 3600 "$KREGRESS_SRC/tests/fixtures/devkernel.sh" "$1"
 }
+
+# relay_start: libvirtd's socket on a loopback TCP port the kernel picks
+# (tests/fixtures/tcp2unix.py), for qemu+tcp://127.0.0.1:$relay_port/system;
+# killed at exit.
+relay_pid=
+relay_port=
+relay_start() {
+	/usr/bin/python3 "$KREGRESS_SRC/tests/fixtures/tcp2unix.py" \
+		/var/run/libvirt/libvirt-sock "$tmp/relay.port" &
+	relay_pid=$!
+	wait_for 30 test -s "$tmp/relay.port" || return 1
+	relay_port=$(cat "$tmp/relay.port")
+}
+at_exit '[ -z "$relay_pid" ] || kill "$relay_pid"'
 
 # initrd_for ARCH OUT: an initramfs with the test init as /init.
 initrd_for() {
