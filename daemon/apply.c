@@ -50,6 +50,7 @@
 #include "apply.h"
 #include "diff.h"
 #include "log.h"
+#include "tree.h"
 
 struct apply_repo {
 	git_repository *repo;
@@ -105,7 +106,7 @@ int apply_repo_open(const char *path, struct apply_repo **out)
 	struct apply_repo *r;
 
 	*out = NULL;
-	git_libgit2_init();
+	tree_git_init();
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		die("apply", "out of memory");
@@ -114,7 +115,6 @@ int apply_repo_open(const char *path, struct apply_repo **out)
 		error("apply", "%s: cannot open repository: %s", path,
 		      git_msg());
 		free(r);
-		git_libgit2_shutdown();
 		return -1;
 	}
 	r->path = strdup(path);
@@ -129,7 +129,6 @@ void apply_repo_free(struct apply_repo *r)
 	git_repository_free(r->repo);
 	free(r->path);
 	free(r);
-	git_libgit2_shutdown();
 }
 
 static int resolve_commit(git_repository *repo, const char *rev,
