@@ -496,24 +496,35 @@ static int decisive(enum stats_verdict v)
 	       v == STATS_MINOR || v == STATS_NO_CHANGE;
 }
 
-/*
- * Compares every metric at this look's alpha.  Returns 2 when every
- * metric that decides (the primary ones, or all when no metric is
- * primary) has a decisive verdict, 1 when the sequential design says
- * stop anyway (budget), 0 to go on.
- */
-static int decide(struct run *r, struct stats_seq *seq)
+void runner_design_init(struct runner_design *d,
+			const struct runner_spec *spec)
 {
-	struct runner_report *rep = r->rep;
-	struct stats_opts o = r->spec->stats;
-	size_t i, n = r->ok[0] < r->ok[1] ? r->ok[0] : r->ok[1];
+	d->pairs = spec->pairs_per_round ? spec->pairs_per_round : 2;
+	d->budget = spec->max_per_side ? spec->max_per_side : 10;
+	stats_seq_init(&d->seq, spec->stats.alpha, d->budget);
+}
+
+size_t runner_design_round(const struct runner_design *d, size_t done)
+{
+	if (done >= d->budget)
+		return 0;
+	return done + d->pairs > d->budget ? d->budget - done : d->pairs;
+}
+
+enum runner_look runner_design_look(struct runner_design *d,
+				    const struct stats_opts *stats,
+				    struct runner_metric *metrics,
+				    size_t nmetrics, size_t n)
+{
+	struct stats_opts o = *stats;
+	size_t i;
 	int stop = 1, all = 1, any_primary = 0;
 
-	for (i = 0; i < rep->nmetrics; i++)
-		any_primary |= rep->metrics[i].primary;
-	o.alpha = stats_seq_look(seq, n);
-	for (i = 0; i < rep->nmetrics; i++) {
-		struct runner_metric *m = &rep->metrics[i];
+	for (i = 0; i < nmetrics; i++)
+		any_primary |= metrics[i].primary;
+	o.alpha = stats_seq_look(&d->seq, n);
+	for (i = 0; i < nmetrics; i++) {
+		struct runner_metric *m = &metrics[i];
 		int decides = m->primary || !any_primary;
 
 		o.direction = m->direction;
@@ -527,14 +538,23 @@ static int decide(struct run *r, struct stats_seq *seq)
 		m->have_result = 1;
 		if (!decides)
 			continue;
-		if (!stats_seq_should_stop(seq, &m->result, n))
+		if (!stats_seq_should_stop(&d->seq, &m->result, n))
 			stop = 0;
 		if (!decisive(m->result.verdict))
 			all = 0;
 	}
-	if (!rep->nmetrics)
-		return 0;
-	return all ? 2 : stop;
+	if (!nmetrics)
+		return RUNNER_LOOK_MORE;
+	return all ? RUNNER_LOOK_DECIDED : stop ? RUNNER_LOOK_BUDGET :
+	       RUNNER_LOOK_MORE;
+}
+
+/* A look at the smaller side's count of usable boots. */
+static enum runner_look decide(struct run *r, struct runner_design *d)
+{
+	return runner_design_look(d, &r->spec->stats, r->rep->metrics,
+				  r->rep->nmetrics, r->ok[0] < r->ok[1] ?
+				  r->ok[0] : r->ok[1]);
 }
 
 int runner_run(const struct runner_spec *spec, struct runner_host *hosts,
@@ -542,11 +562,9 @@ int runner_run(const struct runner_spec *spec, struct runner_host *hosts,
 {
 	struct run r;
 	struct schedule_rng rng;
-	struct stats_seq seq;
+	struct runner_design design;
 	enum schedule_side *order = NULL;
 	pthread_t tids[RUNNER_THREADS_MAX];
-	size_t pairs = spec->pairs_per_round ? spec->pairs_per_round : 2;
-	size_t budget = spec->max_per_side ? spec->max_per_side : 10;
 	size_t i, nthreads = 0, started = 0;
 	unsigned int order_no = 0;
 
@@ -567,22 +585,20 @@ int runner_run(const struct runner_spec *spec, struct runner_host *hosts,
 	r.nhosts = nhosts;
 	r.rep = rep;
 	schedule_rng_init(&rng, spec->seed);
-	stats_seq_init(&seq, spec->stats.alpha, budget);
-	order = calloc(2 * pairs, sizeof(*order));
-	r.slots = calloc(2 * pairs, sizeof(*r.slots));
+	runner_design_init(&design, spec);
+	order = calloc(2 * design.pairs, sizeof(*order));
+	r.slots = calloc(2 * design.pairs, sizeof(*r.slots));
 	if (!order || !r.slots)
 		die("runner", "out of memory");
 
 	for (;;) {
-		size_t done = r.ok[0] < r.ok[1] ? r.ok[0] : r.ok[1];
-		size_t want = pairs;
+		size_t want = runner_design_round(&design, r.ok[0] < r.ok[1] ?
+						  r.ok[0] : r.ok[1]);
 
-		if (done >= budget) {
+		if (!want) {
 			rep->end = RUNNER_BUDGET;
 			break;
 		}
-		if (done + want > budget)
-			want = budget - done;
 		schedule_abba(&rng, want, order);
 		for (i = 0; i < 2 * want; i++) {
 			r.slots[i].side = order[i];
@@ -613,18 +629,20 @@ int runner_run(const struct runner_spec *spec, struct runner_host *hosts,
 			rep->end = RUNNER_NO_SAMPLES;
 			break;
 		}
-		switch (decide(&r, &seq)) {
-		case 2:
+		switch (decide(&r, &design)) {
+		case RUNNER_LOOK_DECIDED:
 			rep->end = RUNNER_DECIDED;
 			goto done;
-		case 1:
+		case RUNNER_LOOK_BUDGET:
 			rep->end = RUNNER_BUDGET;
 			goto done;
+		case RUNNER_LOOK_MORE:
+			break;
 		}
 	}
 	/* No host left mid-run: a last verdict on what there is. */
 	if (rep->end == RUNNER_NO_HOST && r.ok[0] && r.ok[1])
-		decide(&r, &seq);
+		decide(&r, &design);
 done:
 	qsort(rep->metrics, rep->nmetrics, sizeof(*rep->metrics), cmp_metric);
 	free(order);

@@ -120,6 +120,40 @@ void runner_place_take(const char *uri, enum vm_arch arch,
 void runner_place_give(const char *uri, enum vm_arch arch);
 
 /*
+ * The run's sequential design (pure; runner_run()'s own, exposed so that
+ * tests/unit/t-stats-sim.c simulates the design the daemon runs): rounds
+ * of pairs_per_round boots a side (0: 2, one ABBA block) up to
+ * max_per_side (0: 10), and after each round a look at the alpha the
+ * spending function gives it (stats_seq_look()).
+ */
+struct runner_design {
+	size_t pairs;		/* boots a side a round adds */
+	size_t budget;		/* boots a side at most */
+	struct stats_seq seq;	/* the looks so far */
+};
+
+void runner_design_init(struct runner_design *d,
+			const struct runner_spec *spec);
+/* Boots a side of the next round after done a side; 0: budget spent. */
+size_t runner_design_round(const struct runner_design *d, size_t done);
+
+enum runner_look {
+	RUNNER_LOOK_MORE,	/* another round */
+	RUNNER_LOOK_BUDGET,	/* the design stops: budget spent */
+	RUNNER_LOOK_DECIDED,	/* see RUNNER_DECIDED */
+};
+
+/*
+ * The look after a round with n usable boots on the smaller side:
+ * compares each metric's values at this look's alpha (recorded as spent
+ * in d) with stats and the metric's direction, into its result.
+ */
+enum runner_look runner_design_look(struct runner_design *d,
+				    const struct stats_opts *stats,
+				    struct runner_metric *metrics,
+				    size_t nmetrics, size_t n);
+
+/*
  * Runs the comparison.  Returns 0 with *rep filled (release it with
  * runner_report_release()), -1 on a bad spec (logged).  Boot failures
  * are results, reported through on_boot() and rep->failed_boots.

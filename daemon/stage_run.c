@@ -248,8 +248,7 @@ static enum pipeline_result run_arch(struct pipeline_ctx *ctx,
 	st.series_id = job->series_id;
 	st.im = &im;
 	st.hosts = &set;
-	spec.max_per_side = cfg->stats.max_boots_per_side > 0 ?
-			    (size_t)cfg->stats.max_boots_per_side : 10;
+	stage_run_design(cfg, spec.icount, &spec);
 	design.series_id = job->series_id;
 	design.arch = name;
 	design.accel = vm_accel_str(set.accel);
@@ -279,11 +278,6 @@ static enum pipeline_result run_arch(struct pipeline_ctx *ctx,
 	spec.accel = (int)set.accel;
 	spec.timeout_s = (unsigned int)cfg->limits.boot_timeout_s;
 	spec.seed = seed;
-	stats_opts_init(&spec.stats);
-	spec.stats.threshold = cfg->stats.threshold_pct / 100;
-	spec.stats.alpha = cfg->stats.alpha;
-	spec.stats.min_samples = (size_t)cfg->stats.min_samples;
-	spec.stats.repeatable = spec.icount;
 	spec.log_dir = dir.buf;
 	spec.on_start = on_start;
 	spec.on_boot = on_boot;
@@ -337,6 +331,18 @@ out:
 	free(initrd);
 	db_run_images_release(&im);
 	return r;
+}
+
+void stage_run_design(const struct config *cfg, int icount,
+		      struct runner_spec *spec)
+{
+	spec->max_per_side = cfg->stats.max_boots_per_side > 0 ?
+			     (size_t)cfg->stats.max_boots_per_side : 10;
+	stats_opts_init(&spec->stats);
+	spec->stats.threshold = cfg->stats.threshold_pct / 100;
+	spec->stats.alpha = cfg->stats.alpha;
+	spec->stats.min_samples = (size_t)cfg->stats.min_samples;
+	spec->stats.repeatable = icount;
 }
 
 enum pipeline_result stage_run(struct pipeline_ctx *ctx,
