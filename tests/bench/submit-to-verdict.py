@@ -20,7 +20,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -35,23 +34,15 @@ FINAL = ("done", "fetch-failed", "incomplete", "does-not-apply",
          "build-failed", "boot-failed", "failed")
 
 
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
-def config(tmp, port, budget):
+def config(tmp, budget):
     with open(os.path.join(SRC, "config.example.json")) as f:
         c = json.load(f)
     c["state_dir"] = os.path.join(tmp, "state")
     c["database"] = os.path.join(tmp, "state", "kregress.db")
-    c["api"]["listen"] = "127.0.0.1:%d" % port
+    c["api"]["listen"] = "127.0.0.1:0"
     c["api"]["tokens"][0]["value"] = "bench-token-0123456789abcdef"
     c["trees"][0]["path"] = TREE
-    c["lists"] = []
+    c["lists"][0]["feed_url"] = "http://127.0.0.1:9/new.atom"  # nothing to poll
     c["mail"]["outbox_dir"] = os.path.join(tmp, "state", "outbox")
     for arch in c["plans"].values():
         for accel in arch:
@@ -77,16 +68,17 @@ def main():
         return 0
     tmp = tempfile.mkdtemp(prefix="submit-to-verdict.")
     os.chmod(tmp, 0o755)
-    port = free_port()
-    cfg = config(tmp, port, a.budget)
+    cfg = config(tmp, a.budget)
     env = dict(os.environ, KREGRESS_CACHE=a.cache,
                KREGRESS_CONFIG_DIR=os.path.join(SRC, "builders/configs"),
                KREGRESS_VM_PREFIX="kregress-bench%d-" % os.getpid(),
                KREGRESS_TOKEN="bench-token-0123456789abcdef")
-    log = open(os.path.join(tmp, "daemon.log"), "w")
+    log_path = os.path.join(tmp, "daemon.log")
+    log = open(log_path, "w")
     d = subprocess.Popen([os.path.join(BUILD, "kregressd"), "-c", cfg],
                          cwd=SRC, env=env, stderr=log)
     try:
+        port = ready_port(log_path, d)
         return watch(a, tmp, port, env, d)
     finally:
         d.send_signal(signal.SIGTERM)
@@ -95,18 +87,28 @@ def main():
             shutil.rmtree(tmp, ignore_errors=True)
 
 
-def watch(a, tmp, port, env, d):
-    db_path = os.path.join(tmp, "state", "kregress.db")
-    for _ in range(200):
-        if os.path.exists(db_path):
+def ready_port(log_path, d):
+    """The API port from the daemon's ready line (it binds port 0)."""
+    for _ in range(600):
+        with open(log_path) as f:
+            for line in f:
+                if line.startswith("kregressd: ready:") and "API port" in line:
+                    return int(line.split("API port ")[1].split(",")[0])
+        if d.poll() is not None:
             break
         time.sleep(0.1)
-    time.sleep(1)
+    sys.exit("submit-to-verdict: kregressd did not get ready; see " + log_path)
+
+
+def watch(a, tmp, port, env, d):
+    db_path = os.path.join(tmp, "state", "kregress.db")
     t0 = time.monotonic()
     out = subprocess.run(
         [os.path.join(BUILD, "kregress"), "submit", "--server",
          "http://127.0.0.1:%d" % port, a.series],
         env=env, capture_output=True, text=True)
+    if out.returncode:
+        sys.exit("submit-to-verdict: submit failed: " + out.stderr)
     sid = int(out.stdout.split()[2])
     db = sqlite3.connect(db_path, timeout=10)
     seen = {}          # (kind, arch) -> [first running, first done]
