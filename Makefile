@@ -237,12 +237,16 @@ example: programs
 .PHONY: example
 
 # The migrations are compiled into the binaries; the example configuration
-# is installed for the administrator to copy to /etc/kregress.
+# is installed for the administrator to copy to /etc/kregress, naming the
+# installed plans (in the source tree it names workloads/plans/, relative
+# to itself, for make run).
 install: programs $(INSTALL_EXTRA)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) $(DESTDIR)$(DATADIR)
 	install -m 755 $(BUILD)/kregress $(DESTDIR)$(BINDIR)/kregress
 	install -m 755 $(BUILD)/kregressd $(DESTDIR)$(SBINDIR)/kregressd
-	install -m 644 config.example.json $(DESTDIR)$(DATADIR)/
+	sed 's|"workloads/plans/|"$(DATADIR)/plans/|' config.example.json \
+		>$(DESTDIR)$(DATADIR)/config.example.json
+	chmod 644 $(DESTDIR)$(DATADIR)/config.example.json
 .PHONY: install
 
 clean:
