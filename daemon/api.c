@@ -24,6 +24,7 @@
 #include "api_web.h"
 #include "config.h"
 #include "db.h"
+#include "db_report.h"
 #include "db_series.h"
 #include "http.h"
 #include "jobq.h"
@@ -363,6 +364,46 @@ static void series_samples(struct http_request *req, void *arg)
 		(json_int_t)limit));
 }
 
+/* A moderator releases a held report: it is sent by the report stage. */
+static void release_notification(struct http_request *req, void *arg)
+{
+	struct api *api = arg;
+	const char *param = http_param(req, 0);
+	long long id, series = 0;
+	char *status = NULL;
+	struct db *db;
+	int allowed, rc;
+
+	pthread_rwlock_rdlock(&api->lock);
+	allowed = authorized(req, api->access);
+	pthread_rwlock_unlock(&api->lock);
+	if (!allowed)
+		return;
+	if (api_parse_ll(param, 1, INT64_MAX, &id)) {
+		http_reply_error(req, 404, "not-found",
+				 "no notification \"%s\"", param);
+		return;
+	}
+	db = http_db(req);
+	if (!db)
+		return;
+	rc = db_report_release_held(db, id, &series, &status);
+	if (rc == DB_REPORT_RELEASED)
+		http_reply_json(req, 200, json_pack("{s:I,s:I,s:s}", "id",
+			(json_int_t)id, "series", (json_int_t)series,
+			"status", "pending"));
+	else if (rc == DB_REPORT_NOT_FOUND)
+		http_reply_error(req, 404, "not-found", "no notification %lld",
+				 id);
+	else if (rc == DB_REPORT_NOT_HELD)
+		http_reply_error(req, 409, "not-held", "notification %lld is "
+				 "%s, not held for moderation", id, status);
+	else
+		http_reply_error(req, 500, "database",
+				 "the notification could not be released");
+	free(status);
+}
+
 static void health(struct http_request *req, void *arg)
 {
 	struct jobq_counts c;
@@ -509,6 +550,9 @@ int api_start_opts(const struct api_opts *opts, struct api **out)
 			   get_series, api) ||
 	    http_route_add(api->http, "GET", "/api/v1/series/{id}/samples",
 			   series_samples, api) ||
+	    http_route_add(api->http, "POST",
+			   "/api/v1/notifications/{id}/release",
+			   release_notification, api) ||
 	    http_route_add(api->http, "GET", "/api/v1/health", health, api) ||
 	    http_route_add(api->http, "GET", "/metrics", metrics, api) ||
 	    api_web_routes_add(api->dash, api->http) ||

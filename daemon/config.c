@@ -43,6 +43,8 @@
 static const char *const arch_names[] = { "x86_64", "arm64" };
 static const char *const accel_names[] = { "auto", "kvm", "tcg" };
 static const char *const policy_names[] = { "outbox", "moderate", "list" };
+static const char *const mail_to_names[] = { "outbox", "moderation",
+					      "author", "thread" };
 
 const char *config_arch_str(enum config_arch arch)
 {
@@ -70,6 +72,11 @@ const char *config_mail_policy_str(enum config_mail_policy policy)
 {
 	return (unsigned)policy <= CONFIG_MAIL_LIST ? policy_names[policy] :
 	       "?";
+}
+
+const char *config_mail_to_str(enum config_mail_to to)
+{
+	return (unsigned)to <= CONFIG_MAIL_TO_THREAD ? mail_to_names[to] : "?";
 }
 
 /* Where the validator is, and the first error. */
@@ -1023,15 +1030,169 @@ out:
 	return ret;
 }
 
+static int get_bool(struct cctx *c, json_t *obj, const char *key, int def,
+		    int *out)
+{
+	json_t *v = json_object_get(obj, key);
+	size_t len;
+
+	if (!v) {
+		*out = def;
+		return 0;
+	}
+	if (json_is_boolean(v)) {
+		*out = json_is_true(v);
+		return 0;
+	}
+	len = push_key(c, key);
+	cerr(c, "expected a boolean, not %s", json_type_str(v));
+	pop(c, len);
+	return -1;
+}
+
+/* A secret given as obj.key or as the first line of obj.key_file. */
+static int get_secret(struct cctx *c, json_t *obj, const char *key,
+		      char **out)
+{
+	struct strbuf fkey = STRBUF_INIT;
+	char *file = NULL;
+	size_t len;
+	int ret = -1;
+
+	strbuf_addf(&fkey, "%s_file", key);
+	if (get_string(c, obj, key, 0, NULL, out) ||
+	    get_path(c, obj, fkey.buf, 0, NULL, &file))
+		goto out;
+	if (*out && file) {
+		cerr(c, "needs at most one of \"%s\" and \"%s\"", key,
+		     fkey.buf);
+		goto out;
+	}
+	if (file) {
+		len = push_key(c, fkey.buf);
+		if (read_token_file(c, file, out))
+			goto out;
+		pop(c, len);
+	}
+	ret = 0;
+out:
+	free(file);
+	strbuf_release(&fkey);
+	return ret;
+}
+
+/* mail.recipients: kind -> who; the defaults of config.example.json. */
+static int load_recipients(struct cctx *c, json_t *mail,
+			   struct config_mail *m)
+{
+	const char *keys[REPORT_KIND_COUNT + 1] = { NULL };
+	json_t *obj = json_object_get(mail, "recipients");
+	size_t len;
+	int k, to, ret = -1;
+
+	for (k = 0; k < REPORT_KIND_COUNT; k++) {
+		keys[k] = report_kind_str((enum report_kind)k);
+		m->recipients[k] = report_kind_significant(k) ?
+				   CONFIG_MAIL_TO_THREAD : CONFIG_MAIL_TO_AUTHOR;
+	}
+	if (!obj)
+		return 0;
+	len = push_key(c, "recipients");
+	if (check_object(c, obj, keys))
+		goto out;
+	for (k = 0; k < REPORT_KIND_COUNT; k++) {
+		if (get_enum(c, obj, keys[k], mail_to_names, 4,
+			     m->recipients[k], &to))
+			goto out;
+		m->recipients[k] = to;
+	}
+	ret = 0;
+out:
+	pop(c, len);
+	return ret;
+}
+
+/* mail.patchwork: the instances checks are posted to, with tokens. */
+static int load_patchwork(struct cctx *c, json_t *mail,
+			  struct config_mail *m)
+{
+	static const char *const keys[] = { "url", "token", "token_file",
+					    NULL };
+	json_t *arr, *e;
+	size_t i, len, ilen;
+	int ret = -1;
+
+	if (get_array(c, mail, "patchwork", &arr) || !arr)
+		return c->failed ? -1 : 0;
+	len = push_key(c, "patchwork");
+	m->patchwork = xcalloc(json_array_size(arr), sizeof(*m->patchwork));
+	json_array_foreach(arr, i, e) {
+		struct config_patchwork *pw = &m->patchwork[i];
+		size_t n;
+
+		ilen = push_index(c, i);
+		m->n_patchwork = i + 1;
+		if (check_object(c, e, keys) ||
+		    get_string(c, e, "url", 1, NULL, &pw->url) ||
+		    check_value(c, "url", is_http_url(pw->url) &&
+				(n = strlen(pw->url)) && pw->url[n - 1] == '/',
+				"not an http(s) URL ending in '/' (e.g. "
+				"https://patchwork.kernel.org/)") ||
+		    get_secret(c, e, "token", &pw->token))
+			goto out;
+		if (!pw->token) {
+			cerr(c, "needs one of \"token\" and \"token_file\"");
+			goto out;
+		}
+		if (check_value(c, "token", *pw->token &&
+				!strpbrk(pw->token, " \t\r\n"),
+				"an empty token or one with blanks"))
+			goto out;
+		pop(c, ilen);
+	}
+	ret = 0;
+out:
+	pop(c, len);
+	return ret;
+}
+
+/* "http://HOST:PORT/" of api.listen's host. */
+static void dashboard_of(const struct config *cfg, int port,
+			 struct strbuf *out)
+{
+	int v6 = strchr(cfg->api.host, ':') != NULL;
+
+	strbuf_addf(out, "http://%s%s%s:%d/", v6 ? "[" : "", cfg->api.host,
+		    v6 ? "]" : "", port);
+}
+
+void config_dashboard_port(struct config *cfg, int port)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	if (!cfg->mail.dashboard_listen || cfg->api.port || port <= 0)
+		return;
+	dashboard_of(cfg, port, &sb);
+	free(cfg->mail.dashboard_url);
+	cfg->mail.dashboard_url = strbuf_detach(&sb, NULL);
+}
+
 static int load_mail(struct cctx *c, json_t *root, struct config *cfg)
 {
-	static const char *const keys[] = { "smtp_url", "from", "policy",
-					    "moderation_address",
+	static const char *const keys[] = { "smtp_url", "smtp_user",
+					    "smtp_password",
+					    "smtp_password_file",
+					    "smtp_require_tls", "from",
+					    "policy", "moderation_address",
 					    "outbox_dir", "opt_in_lists",
+					    "recipients",
+					    "moderate_significant",
+					    "dashboard_url", "patchwork",
 					    NULL };
 	struct config_mail *m = &cfg->mail;
 	json_t *obj = json_object_get(root, "mail"), *empty = NULL;
 	size_t len = push_key(c, "mail");
+	struct strbuf dash = STRBUF_INIT;
 	char *outbox = NULL;
 	int policy, ret = -1;
 
@@ -1040,12 +1201,19 @@ static int load_mail(struct cctx *c, json_t *root, struct config *cfg)
 	outbox = xcalloc(strlen(cfg->state_dir) + 8, 1);
 	strcpy(outbox, cfg->state_dir);
 	strcat(outbox, "/outbox");
+	dashboard_of(cfg, cfg->api.port, &dash);
 	if (check_object(c, obj, keys) ||
 	    get_string(c, obj, "smtp_url", 0, NULL, &m->smtp_url) ||
 	    (m->smtp_url && check_value(c, "smtp_url",
 			!strncmp(m->smtp_url, "smtp://", 7) ||
 			!strncmp(m->smtp_url, "smtps://", 8),
 			"not an smtp:// or smtps:// URL")) ||
+	    get_string(c, obj, "smtp_user", 0, NULL, &m->smtp_user) ||
+	    get_secret(c, obj, "smtp_password", &m->smtp_password) ||
+	    (m->smtp_password && check_value(c, "smtp_user",
+			m->smtp_user != NULL,
+			"required with a password")) ||
+	    get_bool(c, obj, "smtp_require_tls", 0, &m->smtp_require_tls) ||
 	    get_string(c, obj, "from", 0, "kregress@localhost", &m->from) ||
 	    check_value(c, "from", strchr(m->from, '@') &&
 			!strpbrk(m->from, "\r\n"),
@@ -1058,7 +1226,20 @@ static int load_mail(struct cctx *c, json_t *root, struct config *cfg)
 			"not a mail address")) ||
 	    get_path(c, obj, "outbox_dir", 0, outbox, &m->outbox_dir) ||
 	    get_strings(c, obj, "opt_in_lists", 0, &m->opt_in_lists,
-			&m->n_opt_in_lists))
+			&m->n_opt_in_lists) ||
+	    load_recipients(c, obj, m) ||
+	    get_bool(c, obj, "moderate_significant", 1,
+		     &m->moderate_significant) ||
+	    get_string(c, obj, "dashboard_url", 0, NULL,
+		       &m->dashboard_url))
+		goto out;
+	m->dashboard_listen = !m->dashboard_url;
+	if (!m->dashboard_url)
+		m->dashboard_url = xstrdup(dash.buf);
+	if (check_value(c, "dashboard_url", is_http_url(m->dashboard_url) &&
+			m->dashboard_url[strlen(m->dashboard_url) - 1] == '/',
+			"not an http(s) URL ending in '/'") ||
+	    load_patchwork(c, obj, m))
 		goto out;
 	m->policy = policy;
 	if (policy != CONFIG_MAIL_OUTBOX &&
@@ -1071,6 +1252,7 @@ static int load_mail(struct cctx *c, json_t *root, struct config *cfg)
 	ret = 0;
 out:
 	free(outbox);
+	strbuf_release(&dash);
 	json_decref(empty);
 	pop(c, len);
 	return ret;
@@ -1458,6 +1640,14 @@ void config_free(struct config *cfg)
 	free(cfg->lists);
 	free_strings(cfg->url_allowlist, cfg->n_url_allowlist);
 	free(cfg->mail.smtp_url);
+	free(cfg->mail.smtp_user);
+	free(cfg->mail.smtp_password);
+	free(cfg->mail.dashboard_url);
+	for (i = 0; i < cfg->mail.n_patchwork; i++) {
+		free(cfg->mail.patchwork[i].url);
+		free(cfg->mail.patchwork[i].token);
+	}
+	free(cfg->mail.patchwork);
 	free(cfg->mail.from);
 	free(cfg->mail.moderation_address);
 	free(cfg->mail.outbox_dir);

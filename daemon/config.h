@@ -20,6 +20,8 @@
 
 #include <stddef.h>
 
+#include "report.h"
+
 struct strbuf;
 
 enum config_arch {
@@ -45,6 +47,16 @@ enum config_mail_policy {
 	CONFIG_MAIL_LIST,	/* reply on opted-in lists, else moderate */
 };
 const char *config_mail_policy_str(enum config_mail_policy policy);
+
+/* Who receives a kind of report under policy "list" (mail.recipients). */
+enum config_mail_to {
+	CONFIG_MAIL_TO_OUTBOX,		/* an .eml file in outbox_dir */
+	CONFIG_MAIL_TO_MODERATION,	/* moderation_address */
+	CONFIG_MAIL_TO_AUTHOR,		/* the series' author */
+	CONFIG_MAIL_TO_THREAD,		/* the author, To and Cc: a reply on
+					 * the list when it is opted in */
+};
+const char *config_mail_to_str(enum config_mail_to to);
 
 struct config_token {
 	char *name;
@@ -107,14 +119,31 @@ struct config_list {
 	char *tree;		/* name of a trees[] entry; NULL = first */
 };
 
+/* A patchwork instance the report stage posts checks to. */
+struct config_patchwork {
+	char *url;		/* "https://patchwork.kernel.org/" */
+	char *token;		/* from "token" or the first line of
+				 * "token_file" */
+};
+
 struct config_mail {
 	char *smtp_url;		/* NULL = no SMTP (outbox only) */
+	char *smtp_user;	/* NULL = no SMTP AUTH */
+	char *smtp_password;	/* from "smtp_password(_file)" */
+	int smtp_require_tls;	/* smtp://: fail unless STARTTLS works */
 	char *from;
 	enum config_mail_policy policy;
 	char *moderation_address;
 	char *outbox_dir;	/* absolute */
 	char **opt_in_lists;	/* lists whose threads get replies */
 	size_t n_opt_in_lists;
+	enum config_mail_to recipients[REPORT_KIND_COUNT];
+	/* a significant report to an opted-in thread waits for release */
+	int moderate_significant;
+	char *dashboard_url;	/* ends in '/'; links /series/ID */
+	int dashboard_listen;	/* dashboard_url made from api.listen */
+	struct config_patchwork *patchwork;
+	size_t n_patchwork;
 };
 
 struct config_limits {
@@ -172,5 +201,11 @@ int config_parse(const char *text, size_t len, const char *path,
 		 struct config **out, struct strbuf *err);
 
 void config_free(struct config *cfg);
+
+/*
+ * An API on port 0 gets its port when it starts: a dashboard_url made
+ * from api.listen then takes that port (before cfg is shared).
+ */
+void config_dashboard_port(struct config *cfg, int port);
 
 #endif

@@ -68,6 +68,7 @@ struct db_comparison {
 	long long n_base, n_new;
 	double median_base, median_new;
 	double change_pct, ci_low_pct, ci_high_pct;	/* percent */
+	double ci_level;	/* of the interval: 1 - the alpha tested at */
 	double p_value, p_adjusted, p_holm;
 	const char *verdict, *flags;
 };

@@ -148,11 +148,12 @@ int db_pipeline_fail_orphans(struct db *db, int *count)
 		"WHERE status NOT IN " FINAL_STATUSES " AND " LAST_FAILED
 		" IS NOT NULL");
 #undef LAST_FAILED
+	/* A report job is how a final series' author is told: it stays. */
 	sqlite3_stmt *cancel = db_stmt(db,
 		"UPDATE job SET state = 'failed', last_error = 'cancelled: "
 		"the series failed', updated_at = ?1 WHERE state = 'queued' "
-		"AND series_id IN (SELECT id FROM series WHERE status IN "
-		FINAL_STATUSES ")");
+		"AND kind <> 'report' AND series_id IN (SELECT id FROM series "
+		"WHERE status IN " FINAL_STATUSES ")");
 	long long now = (long long)time(NULL);
 	int n;
 

@@ -299,10 +299,19 @@ int db_series_get(struct db *db, long long id, json_t **out)
 		  "c.metric, c.params, c.unit, c.direction, c.n_base, "
 		  "c.n_new, c.median_base, c.median_new, c.change_pct, "
 		  "c.ci_low_pct, c.ci_high_pct, c.p_value, c.p_adjusted, "
-		  "c.p_holm, c.verdict, c.flags, c.is_primary "
+		  "c.p_holm, c.verdict, c.flags, c.is_primary, c.ci_level "
 		  "FROM comparison c LEFT JOIN host h ON h.id = c.host_id "
 		  "WHERE c.series_id = ?1 ORDER BY c.run_id, c.is_primary "
 		  "DESC, c.id" },
+		{ "notifications",
+		  "SELECT id, kind, role, transport, recipients, message_id, "
+		  "subject, status, status_reason, attempts, path, "
+		  "length(message) AS bytes, created_at, sent_at, released_at "
+		  "FROM notification WHERE series_id = ?1 ORDER BY id" },
+		{ "checks",
+		  "SELECT patch_id, context, state, posted, description, "
+		  "attempts, last_error FROM patchwork_check "
+		  "WHERE series_id = ?1 ORDER BY id" },
 	};
 	json_t *rows = NULL, *series = NULL, *part;
 	size_t i;

@@ -2,8 +2,11 @@
  * fs.c - small file-system helpers (see fs.h).
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "fs.h"
 #include "log.h"
@@ -48,5 +51,43 @@ int fs_mkdir_parent(const char *path, mode_t mode)
 		ret = fs_mkdir_p(sb.buf, mode);
 	}
 	strbuf_release(&sb);
+	return ret;
+}
+
+int fs_write_atomic(const char *path, const void *data, size_t len,
+		    mode_t mode)
+{
+	struct strbuf tmp = STRBUF_INIT;
+	const char *p = data;
+	int fd, ret = -1;
+
+	strbuf_addf(&tmp, "%s.tmp", path);
+	fd = open(tmp.buf, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+	if (fd < 0) {
+		error("fs", "%s: %s", tmp.buf, strerror(errno));
+		goto out;
+	}
+	while (len) {
+		ssize_t w = write(fd, p, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0) {
+			error("fs", "%s: %s", tmp.buf, strerror(errno));
+			close(fd);
+			goto out;
+		}
+		p += w;
+		len -= (size_t)w;
+	}
+	if (fsync(fd) || close(fd) || rename(tmp.buf, path)) {
+		error("fs", "%s: %s", path, strerror(errno));
+		goto out;
+	}
+	ret = 0;
+out:
+	if (ret)
+		unlink(tmp.buf);
+	strbuf_release(&tmp);
 	return ret;
 }

@@ -15,4 +15,12 @@ int fs_mkdir_p(const char *path, mode_t mode);
 /* fs_mkdir_p() of the directory holding path (its dirname). */
 int fs_mkdir_parent(const char *path, mode_t mode);
 
+/*
+ * Writes len bytes of data to path whole or not at all: to "path.tmp",
+ * fsync, then renamed over path.  0, or -1 (logged) with no file left
+ * behind but an older path.
+ */
+int fs_write_atomic(const char *path, const void *data, size_t len,
+		    mode_t mode);
+
 #endif

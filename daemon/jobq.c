@@ -110,6 +110,14 @@ static int jq_step_done(struct db *db, sqlite3_stmt *st, const char *what)
 int jobq_enqueue(struct db *db, const char *kind, long long series_id,
 		 const char *arch, long long *id)
 {
+	return jobq_enqueue_attempts(db, kind, series_id, arch,
+				     JOBQ_MAX_ATTEMPTS, id);
+}
+
+int jobq_enqueue_attempts(struct db *db, const char *kind,
+			  long long series_id, const char *arch,
+			  int max_attempts, long long *id)
+{
 	sqlite3_stmt *st = NULL;
 	long long now = jobq_now();
 	int own, ret = -1;
@@ -117,10 +125,12 @@ int jobq_enqueue(struct db *db, const char *kind, long long series_id,
 	if (jq_begin(db, &own))
 		return -1;
 	if (jq_prepare(db, "INSERT INTO job (kind, series_id, arch, "
-		       "not_before, created_at, updated_at) "
-		       "VALUES (?1, ?2, ?3, ?4, ?4, ?4)",
+		       "max_attempts, not_before, created_at, updated_at) "
+		       "VALUES (?1, ?2, ?3, ?5, ?4, ?4, ?4)",
 		       &st))
 		goto out;
+	sqlite3_bind_int(st, 5, max_attempts > 0 ? max_attempts :
+			 JOBQ_MAX_ATTEMPTS);
 	sqlite3_bind_text(st, 1, kind, -1, SQLITE_STATIC);
 	if (series_id)
 		sqlite3_bind_int64(st, 2, series_id);

@@ -3,7 +3,8 @@
  *
  * Every pipeline stage is a subcommand that works without the daemon
  * (series parse, apply, build, boot, compare, bench, tree import, host
- * probe); submit, status, watch and results talk to kregressd's API.
+ * probe, analyze, report show); submit, status, watch, results and report
+ * release talk to kregressd's API.
  */
 #include <stdio.h>
 #include <string.h>
@@ -31,6 +32,9 @@ const struct cli_command cli_commands[] = {
 	{ "results", cli_results,
 	  "results [--server URL] [-c CONFIG] [--json] ID" },
 	{ "analyze", cli_analyze, CLI_ANALYZE_USAGE },
+	{ "report show", cli_report_show, CLI_REPORT_SHOW_USAGE },
+	{ "report release", cli_report_release,
+	  "report release [--server URL] [-c CONFIG] [--token T] [--json] ID" },
 	{ "compare", cli_compare,
 	  "compare [--json] [OPTIONS] BASE NEW | --base M,SD,N --new M,SD,N" },
 	{ "series parse", cli_series_parse, CLI_SERIES_PARSE_USAGE },

@@ -27,9 +27,12 @@
  * writes.  After kill -9 nothing is released, and the next start-up does
  * it instead (pipeline_recover()).
  *
- * Test hook: KREGRESS_TEST_LEASE_S sets the lease (default 60 s; the
+ * Test hooks: KREGRESS_TEST_LEASE_S sets the lease (default 60 s; the
  * heartbeat runs every third of it), so that a test can watch heartbeats
- * keep a job that runs longer than its lease.
+ * keep a job that runs longer than its lease; KREGRESS_TEST_BACKOFF_S
+ * sets the retry backoff's base (default 30 s, capped at 4 times it
+ * then), so that a test can see a mail retried while its SMTP server is
+ * down.
  */
 #include <errno.h>
 #include <poll.h>
@@ -306,6 +309,8 @@ static void reload(const char *path)
 		strbuf_addstr(&fixed, " limits.api_header_timeout_s");
 	if (cur->limits.api_idle_timeout_s != cfg->limits.api_idle_timeout_s)
 		strbuf_addstr(&fixed, " limits.api_idle_timeout_s");
+	if (api)
+		config_dashboard_port(cfg, api_port(api));
 	old = realloc(config_old, (n_config_old + 1) * sizeof(*old));
 	if (!old)
 		die("config", "out of memory");
@@ -380,6 +385,9 @@ static int run(struct config *cfg)
 
 	if (env && atoi(env) > 0)
 		lease_s = atoi(env);
+	env = getenv("KREGRESS_TEST_BACKOFF_S");
+	if (env && atoi(env) > 0)
+		jobq_set_backoff(atoi(env), 4 * atoi(env));
 	its.it_interval.tv_sec = lease_s / 3 > 0 ? lease_s / 3 : 1;
 	its.it_value = its.it_interval;
 	if (fs_mkdir_p(cfg->state_dir, 0750) || db_open(cfg->database, &db))
@@ -411,6 +419,7 @@ static int run(struct config *cfg)
 	 */
 	if (hosts_startup(db, cfg) || api_start(cfg, &api))
 		goto out;
+	config_dashboard_port(cfg, api_port(api));
 
 	w = calloc(n, sizeof(*w));
 	if (!w)

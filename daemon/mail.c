@@ -56,6 +56,9 @@ void mail_free(struct mail *m)
 	free(m->subject);
 	free(m->from_name);
 	free(m->from_email);
+	for (i = 0; i < m->nr_recipients; i++)
+		free(m->recipients[i]);
+	free(m->recipients);
 	free(m->body);
 	free(m->raw);
 	free(m);
@@ -301,6 +304,48 @@ out:
 	g_mime_references_free(refs);
 }
 
+/*
+ * Appends the mailboxes of list (groups flattened) to m->recipients:
+ * "Name <address>", or only the address when bare is set.
+ */
+static void add_recipients(struct mail *m, InternetAddressList *list,
+			   int bare)
+{
+	int i, n = list ? internet_address_list_length(list) : 0;
+
+	for (i = 0; i < n; i++) {
+		InternetAddress *a = internet_address_list_get_address(list, i);
+		const char *name, *addr;
+		char **grown;
+
+		if (INTERNET_ADDRESS_IS_GROUP(a)) {
+			add_recipients(m, internet_address_group_get_members(
+				INTERNET_ADDRESS_GROUP(a)), bare);
+			continue;
+		}
+		if (!INTERNET_ADDRESS_IS_MAILBOX(a))
+			continue;
+		addr = internet_address_mailbox_get_addr(
+			INTERNET_ADDRESS_MAILBOX(a));
+		if (!addr || !strchr(addr, '@'))
+			continue;
+		grown = realloc(m->recipients, (m->nr_recipients + 1) *
+				sizeof(*grown));
+		if (!grown)
+			die("mail", "out of memory");
+		m->recipients = grown;
+		name = internet_address_get_name(a);
+		if (name && *name && !bare) {
+			if (asprintf(&m->recipients[m->nr_recipients],
+				     "%s <%s>", name, addr) < 0)
+				die("mail", "out of memory");
+		} else {
+			m->recipients[m->nr_recipients] = xstrdup(addr);
+		}
+		m->nr_recipients++;
+	}
+}
+
 int mail_parse(const char *buf, size_t len, const struct mail_limits *limits,
 	       struct mail **out, char **reason)
 {
@@ -377,6 +422,10 @@ int mail_parse(const char *buf, size_t len, const struct mail_limits *limits,
 				internet_address_mailbox_get_addr(mb));
 		}
 	}
+	add_recipients(m, g_mime_message_get_addresses(msg,
+						GMIME_ADDRESS_TYPE_TO), 0);
+	add_recipients(m, g_mime_message_get_addresses(msg,
+						GMIME_ADDRESS_TYPE_CC), 0);
 	if (!m->from_name)
 		m->from_name = xstrdup("");
 	if (!m->from_email)
@@ -759,6 +808,29 @@ int mail_parse_address(const char *value, char **name, char **email)
 	return ret;
 }
 
+int mail_addresses(const char *value, char ***emails, size_t *n)
+{
+	InternetAddressList *list;
+	struct mail m = { 0 };
+
+	*emails = NULL;
+	*n = 0;
+	pthread_once(&gmime_once, gmime_setup);
+	list = internet_address_list_parse(NULL, value);
+	if (!list)
+		return -1;
+	add_recipients(&m, list, 1);
+	g_object_unref(list);
+	m.recipients = realloc(m.recipients, (m.nr_recipients + 1) *
+			       sizeof(*m.recipients));
+	if (!m.recipients)
+		die("mail", "out of memory");
+	m.recipients[m.nr_recipients] = NULL;
+	*emails = m.recipients;
+	*n = m.nr_recipients;
+	return *n ? 0 : -1;
+}
+
 int mail_parse_date(const char *value, int64_t *date, int *tz_offset_min)
 {
 	GDateTime *dt;
@@ -772,4 +844,129 @@ int mail_parse_date(const char *value, int64_t *date, int *tz_offset_min)
 			       G_TIME_SPAN_MINUTE);
 	g_date_time_unref(dt);
 	return 0;
+}
+
+/* Adds the mailboxes of value ("A <a@x>, b@y") to the message's list. */
+static int add_addresses(GMimeMessage *msg, GMimeAddressType type,
+			 const char *value, struct strbuf *err)
+{
+	InternetAddressList *list;
+	int ok;
+
+	list = internet_address_list_parse(NULL, value);
+	ok = list && internet_address_list_length(list) > 0;
+	if (ok)
+		internet_address_list_append(
+			g_mime_message_get_addresses(msg, type), list);
+	else
+		strbuf_addf(err, "not a mail address: %s", value);
+	if (list)
+		g_object_unref(list);
+	return ok ? 0 : -1;
+}
+
+static int is_ascii(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s >= 0x80)
+			return 0;
+	return 1;
+}
+
+/* A header value may not hold a line break (no header injection). */
+static int one_line(const char *s)
+{
+	return !strpbrk(s, "\r\n");
+}
+
+int mail_compose(const struct mail_out *m, struct strbuf *out,
+		 struct strbuf *err)
+{
+	GMimeFormatOptions *fo = NULL;
+	GMimeDataWrapper *content;
+	GMimeStream *stream;
+	GMimeMessage *msg;
+	GMimeTextPart *part;
+	GDateTime *dt;
+	const char *const *h;
+	char *text = NULL, id[1024];
+	int ret = -1;
+
+	pthread_once(&gmime_once, gmime_setup);
+	msg = g_mime_message_new(TRUE);
+	if (add_addresses(msg, GMIME_ADDRESS_TYPE_FROM, m->from, err))
+		goto out;
+	for (h = m->to; h && *h; h++)
+		if (add_addresses(msg, GMIME_ADDRESS_TYPE_TO, *h, err))
+			goto out;
+	for (h = m->cc; h && *h; h++)
+		if (add_addresses(msg, GMIME_ADDRESS_TYPE_CC, *h, err))
+			goto out;
+	if (!one_line(m->subject) || !one_line(m->message_id) ||
+	    (m->in_reply_to && !one_line(m->in_reply_to)) ||
+	    (m->references && !one_line(m->references))) {
+		strbuf_addstr(err, "a line break in a header");
+		goto out;
+	}
+	g_mime_message_set_subject(msg, m->subject, "utf-8");
+	dt = g_date_time_new_from_unix_utc(m->date);
+	g_mime_message_set_date(msg, dt);
+	g_date_time_unref(dt);
+	g_mime_message_set_message_id(msg, m->message_id);
+	if (m->in_reply_to) {
+		snprintf(id, sizeof(id), "<%s>", m->in_reply_to);
+		g_mime_object_set_header(GMIME_OBJECT(msg), "In-Reply-To", id,
+					 NULL);
+	}
+	if (m->references) {
+		snprintf(id, sizeof(id), "<%s>", m->references);
+		g_mime_object_set_header(GMIME_OBJECT(msg), "References", id,
+					 NULL);
+	}
+	for (h = m->headers; h && *h; h++) {
+		const char *colon = strchr(*h, ':');
+		char name[128];
+
+		if (!colon || colon == *h || (size_t)(colon - *h) >=
+		    sizeof(name) || !one_line(*h)) {
+			strbuf_addf(err, "not a header line: %s", *h);
+			goto out;
+		}
+		memcpy(name, *h, (size_t)(colon - *h));
+		name[colon - *h] = '\0';
+		g_mime_object_set_header(GMIME_OBJECT(msg), name,
+					 colon + 1 + strspn(colon + 1, " "),
+					 "utf-8");
+	}
+	/* The body's own bytes (g_mime_text_part_set_text() would pick a
+	 * charset of its own, ISO-8859-1 for "ä"). */
+	part = g_mime_text_part_new_with_subtype("plain");
+	stream = g_mime_stream_mem_new_with_buffer(m->body, strlen(m->body));
+	content = g_mime_data_wrapper_new_with_stream(stream,
+					GMIME_CONTENT_ENCODING_DEFAULT);
+	g_mime_part_set_content(GMIME_PART(part), content);
+	g_object_unref(content);
+	g_object_unref(stream);
+	g_mime_text_part_set_charset(part, "utf-8");
+	g_mime_part_set_content_encoding(GMIME_PART(part),
+		is_ascii(m->body) ? GMIME_CONTENT_ENCODING_7BIT :
+				    GMIME_CONTENT_ENCODING_8BIT);
+	g_mime_message_set_mime_part(msg, GMIME_OBJECT(part));
+	g_object_unref(part);
+	fo = g_mime_format_options_new();
+	g_mime_format_options_set_newline_format(fo,
+						 GMIME_NEWLINE_FORMAT_UNIX);
+	text = g_mime_object_to_string(GMIME_OBJECT(msg), fo);
+	if (!text) {
+		strbuf_addstr(err, "GMime cannot write the message");
+		goto out;
+	}
+	strbuf_addstr(out, text);
+	ret = 0;
+out:
+	g_free(text);
+	if (fo)
+		g_mime_format_options_free(fo);
+	g_object_unref(msg);
+	return ret;
 }

@@ -364,6 +364,8 @@ static size_t header_cb(char *data, size_t size, size_t nmemb, void *arg)
 struct source {
 	const char *p;
 	size_t left;
+	void (*done)(void *arg);	/* once, at the end of the body */
+	void *done_arg;
 };
 
 static size_t read_cb(char *buf, size_t size, size_t nmemb, void *arg)
@@ -371,6 +373,10 @@ static size_t read_cb(char *buf, size_t size, size_t nmemb, void *arg)
 	struct source *s = arg;
 	size_t n = size * nmemb;
 
+	if (!s->left && s->done) {
+		s->done(s->done_arg);
+		s->done = NULL;
+	}
 	if (n > s->left)
 		n = s->left;
 	memcpy(buf, s->p, n);
@@ -437,7 +443,7 @@ int net_perform(const struct net_request *req, struct net_response *r,
 	size_t max = req->max_bytes ? req->max_bytes : NET_MAX_BYTES_DEFAULT;
 	struct sink body = { &r->body, max, 0 };
 	struct sink head = { &r->headers, NET_HEADERS_MAX, 0 };
-	struct source src = { req->body, req->body_len };
+	struct source src = { req->body, req->body_len, NULL, NULL };
 	struct curl_slist *hdrs = NULL, *rcpt = NULL;
 	const char *const *h;
 	char errbuf[CURL_ERROR_SIZE];
@@ -525,6 +531,8 @@ int net_perform(const struct net_request *req, struct net_response *r,
 		strbuf_reset(&r->headers);
 		src.p = req->body;
 		src.left = req->body_len;
+		src.done = smtp ? req->body_sent : NULL;
+		src.done_arg = req->body_sent_arg;
 		errbuf[0] = '\0';
 		curl_easy_setopt(curl, CURLOPT_URL, cur);
 		cc = curl_easy_perform(curl);

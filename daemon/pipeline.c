@@ -24,20 +24,23 @@
 #include "stage_analyze.h"
 #include "stage_apply.h"
 #include "stage_build.h"
+#include "stage_report.h"
 #include "stage_run.h"
 
 const struct pipeline_stage pipeline_stages[] = {
 	{ "fetch", "fetching", "fetched", "fetch-failed", "apply", 0,
-	  intake_fetch_stage },
+	  intake_fetch_stage, 0, 0 },
 	{ "apply", "applying", "applied", "does-not-apply", "build", 0,
-	  stage_apply },
+	  stage_apply, 1, 0 },
 	{ "build", "building", "built", "build-failed", "run", 1,
-	  stage_build },
-	{ "run", "running", "ran", "boot-failed", "analyze", 1, stage_run },
+	  stage_build, 1, 0 },
+	{ "run", "running", "ran", "boot-failed", "analyze", 1, stage_run,
+	  2, 0 },
 	{ "analyze", "analyzing", "analyzed", "failed", "report", 0,
-	  stage_analyze },
-	{ "report", "reporting", "done", "failed", NULL, 0, NULL },
-	{ NULL, NULL, NULL, NULL, NULL, 0, NULL },
+	  stage_analyze, 2, 0 },
+	{ "report", "reporting", "done", "failed", NULL, 0, stage_report, 0,
+	  STAGE_REPORT_ATTEMPTS },
+	{ NULL, NULL, NULL, NULL, NULL, 0, NULL, 0, 0 },
 };
 
 #define NOT_IMPLEMENTED "not implemented yet"
@@ -62,6 +65,24 @@ pipeline_stage_find(const struct pipeline_stage *table, const char *kind)
 		if (!strcmp(s->kind, kind))
 			return s;
 	return NULL;
+}
+
+/* Queues a job of kind with the attempts its stage in table has. */
+static int enqueue_in(const struct pipeline_stage *table, struct db *db,
+		      const char *kind, long long series_id, const char *arch)
+{
+	const struct pipeline_stage *st = pipeline_stage_find(table, kind);
+
+	return jobq_enqueue_attempts(db, kind, series_id, arch,
+				     st && st->max_attempts ?
+				     st->max_attempts : JOBQ_MAX_ATTEMPTS,
+				     NULL);
+}
+
+int pipeline_enqueue(struct db *db, const char *kind, long long series_id,
+		     const char *arch)
+{
+	return enqueue_in(NULL, db, kind, series_id, arch);
 }
 
 int pipeline_start(struct db *db, long long series_id, long long *job_id)
@@ -140,12 +161,13 @@ static int enqueue_arches(struct pipeline_ctx *ctx,
 	for (a = 0; ctx->cfg && a < CONFIG_ARCH_COUNT; a++) {
 		if (!ctx->cfg->has_arch[a])
 			continue;
-		if (jobq_enqueue(ctx->db, st->kind, series_id,
-				 config_arch_str((enum config_arch)a), NULL))
+		if (enqueue_in(ctx->stages, ctx->db, st->kind, series_id,
+			       config_arch_str((enum config_arch)a)))
 			return -1;
 		n++;
 	}
-	return n ? 0 : jobq_enqueue(ctx->db, st->kind, series_id, NULL, NULL);
+	return n ? 0 : enqueue_in(ctx->stages, ctx->db, st->kind, series_id,
+				  NULL);
 }
 
 /*
@@ -163,8 +185,8 @@ static int advance(struct pipeline_ctx *ctx, const struct job *job,
 	int active;
 
 	if (job->arch && next && next->per_arch)
-		return jobq_enqueue(ctx->db, next->kind, sid, job->arch,
-				    NULL) || set_progress(ctx, sid);
+		return enqueue_in(ctx->stages, ctx->db, next->kind, sid,
+				  job->arch) || set_progress(ctx, sid);
 	if (job->arch) {
 		if (db_pipeline_active(ctx->db, sid, NULL, &active))
 			return -1;
@@ -177,7 +199,7 @@ static int advance(struct pipeline_ctx *ctx, const struct job *job,
 		return 0;
 	if (next && next->per_arch)
 		return enqueue_arches(ctx, next, sid);
-	return jobq_enqueue(ctx->db, st->next, sid, NULL, NULL);
+	return enqueue_in(ctx->stages, ctx->db, st->next, sid, NULL);
 }
 
 /* The series fails: its reason, and the other arches' queued jobs go. */
@@ -187,6 +209,24 @@ static int fail_series(struct pipeline_ctx *ctx, const struct job *job,
 	return db_pipeline_set_status(ctx->db, job->series_id, status,
 				      reason) ||
 	       db_pipeline_cancel(ctx->db, job->series_id, reason);
+}
+
+/*
+ * A stage failed for good: a report job tells the author of a result
+ * (does-not-apply, build-failed, boot-failed: the stage's own failure
+ * status), and, once runs have started (report_failure 2), settles the
+ * patchwork checks they set pending.  Not for a stage without code.
+ */
+static int report_failure(struct pipeline_ctx *ctx, const struct job *job,
+			  const struct pipeline_stage *st,
+			  const char *fail_status)
+{
+	if (!st || !st->run || !st->report_failure ||
+	    (st->report_failure == 1 && strcmp(fail_status, st->failed)) ||
+	    !pipeline_stage_find(ctx->stages, "report"))
+		return 0;
+	return enqueue_in(ctx->stages, ctx->db, "report", job->series_id,
+			  NULL);
 }
 
 /* The outcome transaction of a job; 0 or -1 (rolled back, logged). */
@@ -217,7 +257,8 @@ static int record(struct pipeline_ctx *ctx, const struct job *job,
 			goto out;
 		strbuf_addf(&sr, "%s: %s", job->kind, reason);
 		if (job->series_id && !final &&
-		    fail_series(ctx, job, fail_status, sr.buf))
+		    (fail_series(ctx, job, fail_status, sr.buf) ||
+		     report_failure(ctx, job, st, fail_status)))
 			goto out;
 		break;
 	case PIPELINE_RETRY:
@@ -228,7 +269,8 @@ static int record(struct pipeline_ctx *ctx, const struct job *job,
 		if (job->attempts >= job->max_attempts) {
 			strbuf_addf(&sr, "%s: %s (after %d attempts)",
 				    job->kind, reason, job->attempts);
-			if (fail_series(ctx, job, fail_status, sr.buf))
+			if (fail_series(ctx, job, fail_status, sr.buf) ||
+			    report_failure(ctx, job, st, fail_status))
 				goto out;
 		} else {
 			strbuf_addf(&sr, "%s: attempt %d of %d failed, "

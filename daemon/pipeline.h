@@ -17,6 +17,13 @@
  * and the failure statuses fetch-failed, incomplete, does-not-apply,
  * build-failed, boot-failed, failed, each with series.status_reason.
  *
+ * A stage marked report_failure queues a report job when it fails for
+ * good, in the same transaction: apply and build (1) when their failure
+ * is the patch's result (does-not-apply, build-failed), run and analyze
+ * (2) whatever the failure, since a run that started set the series'
+ * patchwork checks pending.  The report stage mails the author of a
+ * result and settles the checks; the series keeps its failure status.
+ *
  * Build and run are per-arch stages: one job per configured arch
  * (job.arch), and each arch's run job is queued as soon as that arch's
  * build job is done, so x86_64 boots while arm64 still builds.  While
@@ -84,6 +91,10 @@ struct pipeline_stage {
 	const char *next;	/* next job kind, NULL = last stage */
 	int per_arch;		/* one job per configured arch */
 	pipeline_stage_fn run;	/* NULL = not implemented yet */
+	int report_failure;	/* failing for good queues a report job:
+				 * 1 on the stage's own failure status,
+				 * 2 on any */
+	int max_attempts;	/* of its jobs; 0 = JOBQ_MAX_ATTEMPTS */
 };
 
 /* The stage table, in pipeline order, terminated by a NULL kind. */
@@ -100,6 +111,13 @@ pipeline_stage_find(const struct pipeline_stage *table, const char *kind);
  */
 int pipeline_job_arch(const struct pipeline_ctx *ctx, const struct job *job,
 		      enum config_arch *arch, struct strbuf *reason);
+
+/*
+ * Queues a job of stage kind (pipeline_stages) for the series with the
+ * stage's max_attempts; joins the caller's transaction.
+ */
+int pipeline_enqueue(struct db *db, const char *kind, long long series_id,
+		     const char *arch);
 
 /*
  * Queues the first stage of a series (joins the caller's transaction, as

@@ -115,6 +115,7 @@ static struct db_comparison *rows_of(const struct db_analyze_run *runs,
 			c->change_pct = pct(r->change);
 			c->ci_low_pct = pct(r->ci_lo);
 			c->ci_high_pct = pct(r->ci_hi);
+			c->ci_level = 1 - r->alpha;
 			c->p_value = r->p;
 			c->p_adjusted = m->p_adjusted;
 			c->p_holm = m->p_holm;

@@ -18,6 +18,7 @@
 #include "plan_file.h"
 #include "plan_kconfig.h"
 #include "runner.h"
+#include "stage_report.h"
 #include "stage_run.h"
 #include "strbuf.h"
 
@@ -209,6 +210,7 @@ static enum pipeline_result run_arch(struct pipeline_ctx *ctx,
 	memset(&st, 0, sizeof(st));
 	strbuf_init(&st.last_failure[0]);
 	strbuf_init(&st.last_failure[1]);
+	stage_report_run_started(ctx, job->series_id, name);
 	ret = db_run_images(ctx->db, job->series_id, name, &im);
 	if (ret) {
 		if (ret < 0)

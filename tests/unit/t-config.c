@@ -429,6 +429,97 @@ static void test_token_file(void)
 	strbuf_release(&err);
 }
 
+/* The report stage's keys of the mail section. */
+static void test_mail(void)
+{
+	struct config *cfg;
+
+	cfg = good("{}", "mail defaults");
+	if (cfg) {
+		is_int(cfg->mail.recipients[REPORT_REGRESSION],
+		       CONFIG_MAIL_TO_THREAD, "a regression goes to the thread");
+		is_int(cfg->mail.recipients[REPORT_NO_CHANGE],
+		       CONFIG_MAIL_TO_AUTHOR, "a clean result to the author");
+		is_int(cfg->mail.recipients[REPORT_BUILD_FAILED],
+		       CONFIG_MAIL_TO_AUTHOR, "a build failure to the author");
+		ok(cfg->mail.moderate_significant, "significant reports are "
+		   "moderated first");
+		is_str(cfg->mail.dashboard_url, "http://127.0.0.1:8080/",
+		       "the dashboard at api.listen");
+		ok(!cfg->mail.smtp_require_tls && !cfg->mail.smtp_user &&
+		   !cfg->mail.n_patchwork, "no TLS requirement, login or "
+		   "patchwork");
+	}
+	config_free(cfg);
+	cfg = good("{\"api\": {\"listen\": \"[::1]:9000\"}, \"mail\": {"
+		   "\"recipients\": {\"no-change\": \"outbox\", "
+		   "\"regression\": \"moderation\"}, \"moderate_significant\": "
+		   "false, \"smtp_user\": \"bot\", \"smtp_password\": \"pw\", "
+		   "\"smtp_require_tls\": true, \"patchwork\": [{\"url\": "
+		   "\"https://patchwork.kernel.org/\", \"token\": \"abc\"}]}}",
+		   "mail: recipients, login, patchwork");
+	if (cfg) {
+		is_int(cfg->mail.recipients[REPORT_NO_CHANGE],
+		       CONFIG_MAIL_TO_OUTBOX, "recipients per kind");
+		is_int(cfg->mail.recipients[REPORT_REGRESSION],
+		       CONFIG_MAIL_TO_MODERATION, "... each its own");
+		is_int(cfg->mail.recipients[REPORT_IMPROVEMENT],
+		       CONFIG_MAIL_TO_THREAD, "... the others by default");
+		ok(!cfg->mail.moderate_significant && cfg->mail.smtp_require_tls,
+		   "booleans");
+		is_str(cfg->mail.smtp_password, "pw", "SMTP login");
+		is_str(cfg->mail.dashboard_url, "http://[::1]:9000/",
+		       "an IPv6 listen address in brackets");
+		ok(cfg->mail.n_patchwork == 1 &&
+		   !strcmp(cfg->mail.patchwork[0].token, "abc"),
+		   "a patchwork instance and its token");
+	}
+	config_free(cfg);
+	cfg = good("{\"api\": {\"listen\": \"127.0.0.1:0\"}}",
+		   "an API on port 0");
+	if (cfg) {
+		config_dashboard_port(cfg, 4321);
+		is_str(cfg->mail.dashboard_url, "http://127.0.0.1:4321/",
+		       "the dashboard takes the port the API got");
+	}
+	config_free(cfg);
+	cfg = good("{\"api\": {\"listen\": \"127.0.0.1:0\"}, \"mail\": "
+		   "{\"dashboard_url\": \"https://kr.example/\"}}",
+		   "a dashboard of its own");
+	if (cfg) {
+		config_dashboard_port(cfg, 4321);
+		is_str(cfg->mail.dashboard_url, "https://kr.example/",
+		       "a configured dashboard_url stays");
+	}
+	config_free(cfg);
+	bad("{\"mail\": {\"recipients\": {\"regresion\": \"thread\"}}}",
+	    "config.json: mail.recipients.regresion: unknown key",
+	    "a misspelt kind");
+	bad("{\"mail\": {\"recipients\": {\"regression\": \"all\"}}}",
+	    "config.json: mail.recipients.regression: \"all\" is not one of "
+	    "\"outbox\", \"moderation\", \"author\" or \"thread\"",
+	    "an unknown recipient");
+	bad("{\"mail\": {\"moderate_significant\": 1}}", "config.json: "
+	    "mail.moderate_significant: expected a boolean, not an integer",
+	    "a number for a boolean");
+	bad("{\"mail\": {\"dashboard_url\": \"ftp://x/\"}}", "config.json: "
+	    "mail.dashboard_url: not an http(s) URL ending in '/'",
+	    "a dashboard URL that is not http");
+	bad("{\"mail\": {\"smtp_password\": \"pw\"}}", "config.json: "
+	    "mail.smtp_user: required with a password", "a password alone");
+	bad("{\"mail\": {\"patchwork\": [{\"url\": \"https://pw.org/\"}]}}",
+	    "config.json: mail.patchwork[0]: needs one of \"token\" and "
+	    "\"token_file\"", "patchwork without a token");
+	bad("{\"mail\": {\"patchwork\": [{\"url\": \"https://pw.org\", "
+	    "\"token\": \"t\"}]}}", "config.json: mail.patchwork[0].url: not "
+	    "an http(s) URL ending in '/' (e.g. https://patchwork.kernel.org/)",
+	    "a patchwork URL without its slash");
+	bad("{\"mail\": {\"patchwork\": [{\"url\": \"https://pw.org/\", "
+	    "\"token\": \"t\", \"token_file\": \"f\"}]}}", "config.json: "
+	    "mail.patchwork[0]: needs at most one of \"token\" and "
+	    "\"token_file\"", "a token twice");
+}
+
 int main(void)
 {
 	test_example();
@@ -436,5 +527,6 @@ int main(void)
 	test_bad();
 	test_plans();
 	test_token_file();
+	test_mail();
 	return done_testing();
 }

@@ -28,10 +28,10 @@ static char fixture_dir[4096];
 /* The real stage table, with the fetch stage this branch provides. */
 static const struct pipeline_stage stages[] = {
 	{ "fetch", "fetching", "fetched", "fetch-failed", "apply", 0,
-	  intake_fetch_stage },
+	  intake_fetch_stage, 0, 0 },
 	{ "apply", "applying", "applied", "does-not-apply", "build", 0,
-	  NULL },
-	{ NULL, NULL, NULL, NULL, NULL, 0, NULL },
+	  NULL, 0, 0 },
+	{ NULL, NULL, NULL, NULL, NULL, 0, NULL, 0, 0 },
 };
 
 /* A series row holding an mbox fixture, or a URL; its fetch job queued. */

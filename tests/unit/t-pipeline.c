@@ -105,8 +105,8 @@ static void test_table(void)
 	   "build is implemented");
 	ok(pipeline_stage_find(NULL, "run")->run != NULL,
 	   "run is implemented");
-	ok(pipeline_stage_find(NULL, "report")->run == NULL,
-	   "report is not implemented yet");
+	ok(pipeline_stage_find(NULL, "report")->run != NULL,
+	   "report is implemented");
 	ok(pipeline_stage_find(NULL, "bogus") == NULL, "unknown kind");
 	is_str(pipeline_stage_find(NULL, "report")->done, "done",
 	       "report ends in done");
@@ -153,6 +153,14 @@ static void test_flow(struct pipeline_ctx *ctx)
 	       "reason");
 	is_int(q_int(ctx->db, "SELECT count(*) FROM job WHERE series_id = "
 		     "%lld AND kind = 'build'", sid), 0, "no build queued");
+	is_int(q_int(ctx->db, "SELECT count(*) FROM job WHERE series_id = "
+		     "%lld AND kind = 'report' AND state = 'queued'", sid), 1,
+	       "a report job queued: the author is told");
+	is_int(claim_run(ctx, "report"), PIPELINE_FAIL, "(not implemented "
+	       "in this table)");
+	is_str(q_state(ctx->db, sid), "does-not-apply|apply: patch 2/3 "
+	       "(mm/memory.c): hunk #1 failed", "the report job leaves the "
+	       "failure status alone");
 
 	/* A stage may pick its own failure status. */
 	t[0].run = stage_incomplete;
@@ -392,6 +400,12 @@ static void test_per_arch(struct pipeline_ctx *ctx)
 	       "series as it was");
 	is_int(q_int(ctx->db, "SELECT count(*) FROM job WHERE series_id = "
 		     "%lld AND kind = 'run'", sid), 0, "no run is queued");
+	is_int(q_int(ctx->db, "SELECT count(*) FROM job WHERE series_id = "
+		     "%lld AND kind = 'report' AND state = 'queued'", sid), 1,
+	       "one report job for the build failure, queued after the "
+	       "cancelling");
+	db_exec(ctx->db, "UPDATE job SET state = 'done' WHERE kind = "
+		"'report'");
 
 	/* A queued arch is cancelled when the other fails. */
 	t[2].run = stage_build_fails;
@@ -405,6 +419,8 @@ static void test_per_arch(struct pipeline_ctx *ctx)
 		     "WHERE series_id = %lld AND arch = 'arm64'", sid),
 	       "failed: cancelled: build: x86_64: mm/memory.c:12: error: "
 	       "expected ';'", "the other arch's queued build is cancelled");
+	db_exec(ctx->db, "UPDATE job SET state = 'done' WHERE kind = "
+		"'report'");
 
 	/* A dead daemon's arch job that lost its last attempt. */
 	t[2].run = stage_ok;
