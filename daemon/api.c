@@ -18,6 +18,7 @@
 
 #include <jansson.h>
 
+#include "alloc.h"
 #include "allowlist.h"
 #include "api.h"
 #include "api_args.h"
@@ -465,15 +466,10 @@ static void metrics(struct http_request *req, void *arg)
 
 static char **strings_dup(const char *const *v, size_t n)
 {
-	char **copy = calloc(n + 1, sizeof(*copy));
+	char **copy = xcalloc(n + 1, sizeof(*copy));
 	size_t i;
-
-	if (!copy)
-		die("api", "out of memory");
 	for (i = 0; i < n; i++) {
-		copy[i] = strdup(v[i]);
-		if (!copy[i])
-			die("api", "out of memory");
+		copy[i] = xstrdup(v[i]);
 	}
 	return copy;
 }
@@ -489,10 +485,7 @@ static void strings_free(char **v, size_t n)
 
 static struct api_access *access_new(const struct api_opts *opts)
 {
-	struct api_access *a = calloc(1, sizeof(*a));
-
-	if (!a)
-		die("api", "out of memory");
+	struct api_access *a = xcalloc(1, sizeof(*a));
 	a->tokens = strings_dup(opts->tokens, opts->n_tokens);
 	a->n_tokens = opts->n_tokens;
 	if (opts->url_allowlist) {
@@ -527,9 +520,7 @@ int api_start_opts(const struct api_opts *opts, struct api **out)
 	};
 	struct api *api;
 
-	api = calloc(1, sizeof(*api));
-	if (!api)
-		die("api", "out of memory");
+	api = xcalloc(1, sizeof(*api));
 	pthread_rwlock_init(&api->lock, NULL);
 	api->access = access_new(opts);
 	api->dash = api_web_new(opts->state_dir, opts->stats);
@@ -592,9 +583,7 @@ static void opts_from_config(const struct config *cfg, struct api_opts *o)
 	const char **tokens;
 	size_t i;
 
-	tokens = calloc(cfg->api.n_tokens + 1, sizeof(*tokens));
-	if (!tokens)
-		die("api", "out of memory");
+	tokens = xcalloc(cfg->api.n_tokens + 1, sizeof(*tokens));
 	for (i = 0; i < cfg->api.n_tokens; i++)
 		tokens[i] = cfg->api.tokens[i].value;
 	o->listen = cfg->api.listen;

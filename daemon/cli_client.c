@@ -19,6 +19,7 @@
 
 #include <jansson.h>
 
+#include "alloc.h"
 #include "cli.h"
 #include "cli_client.h"
 #include "client.h"
@@ -807,7 +808,7 @@ static void print_comparison(json_t *c)
 	if (json_is_object(params) && json_object_size(params))
 		ptext = json_dumps(params, JSON_COMPACT | JSON_SORT_KEYS);
 	else if (json_is_string(params) && strcmp(str(c, "params"), "{}"))
-		ptext = strdup(str(c, "params"));
+		ptext = xstrdup(str(c, "params"));
 	if (ptext)
 		printf("      params %s\n", ptext);
 	free(ptext);

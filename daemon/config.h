@@ -20,26 +20,10 @@
 
 #include <stddef.h>
 
+#include "arch.h"
 #include "report.h"
 
 struct strbuf;
-
-enum config_arch {
-	CONFIG_ARCH_X86_64,
-	CONFIG_ARCH_ARM64,
-	CONFIG_ARCH_COUNT
-};
-/* "x86_64", "arm64" */
-const char *config_arch_str(enum config_arch arch);
-/* Parses an arch name; -1 if unknown. */
-int config_arch_parse(const char *name, enum config_arch *arch);
-
-enum config_accel {
-	CONFIG_ACCEL_AUTO,	/* probe: KVM if it really boots, else TCG */
-	CONFIG_ACCEL_KVM,
-	CONFIG_ACCEL_TCG,
-};
-const char *config_accel_str(enum config_accel accel);
 
 enum config_mail_policy {
 	CONFIG_MAIL_OUTBOX,	/* write messages to outbox_dir only */
@@ -83,6 +67,7 @@ struct config_tree {
 };
 
 struct config_arch_cfg {
+	const struct arch *arch;	/* NULL: not configured */
 	char *base_config;	/* "tinyconfig" or "defconfig" */
 	char **fragments;	/* absolute paths of config fragments */
 	size_t n_fragments;
@@ -93,8 +78,8 @@ struct config_arch_cfg {
 struct config_host {
 	char *name;
 	char *uri;		/* libvirt URI */
-	enum config_arch arch;
-	enum config_accel accel;
+	const struct arch *arch;
+	enum arch_accel accel;	/* ARCH_AUTO: probed */
 	int capacity;		/* guests at once */
 };
 
@@ -165,15 +150,17 @@ struct config {
 	char *file;		/* as given to config_load() */
 	char *state_dir;	/* absolute */
 	char *database;		/* absolute */
+	char *cache_dir;	/* absolute: builds, slots, ccache, initramfs */
 	struct config_api api;
 	struct config_tree *trees;
 	size_t n_trees;
-	int has_arch[CONFIG_ARCH_COUNT];
-	struct config_arch_cfg arches[CONFIG_ARCH_COUNT];
+	/* By arch_index(); the arches not configured have a NULL arch. */
+	struct config_arch_cfg arches[ARCH_MAX];
 	struct config_host *hosts;
 	size_t n_hosts;
-	/* plans[arch][accel]: plan file, NULL = the built-in default plan */
-	char *plans[CONFIG_ARCH_COUNT][3];
+	/* plans[arch_index()][ARCH_KVM or ARCH_TCG]: a plan file, NULL = the
+	 * built-in default plan */
+	char *plans[ARCH_MAX][ARCH_ACCEL_COUNT];
 	struct config_stats stats;
 	struct config_list *lists;
 	size_t n_lists;
@@ -201,6 +188,10 @@ int config_parse(const char *text, size_t len, const char *path,
 		 struct config **out, struct strbuf *err);
 
 void config_free(struct config *cfg);
+
+/* The configuration of arch a, or NULL when "arches" leaves it out. */
+const struct config_arch_cfg *config_arch_get(const struct config *cfg,
+					      const struct arch *a);
 
 /*
  * An API on port 0 gets its port when it starts: a dashboard_url made

@@ -6,16 +6,17 @@
  * keeps the series, its runs and its comparisons one snapshot.
  */
 #include <math.h>
-#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "alloc.h"
 #include "db.h"
 #include "db_report.h"
 #include "db_versions.h"
+#include "jobq.h"
 #include "log.h"
-#include "pipeline.h"
+#include "stage_report.h"
 
 /* --- loading -------------------------------------------------------------- */
 
@@ -24,46 +25,33 @@ static const char *kept(struct db_report *r, char *s)
 {
 	if (!s)
 		return NULL;
-	if (r->nstrs == r->astrs) {
-		r->astrs = r->astrs ? 2 * r->astrs : 64;
-		r->strs = realloc(r->strs, r->astrs * sizeof(*r->strs));
-		if (!r->strs)
-			die("report", "out of memory");
-	}
+	ALLOC_GROW(r->strs, r->nstrs + 1, r->astrs);
 	r->strs[r->nstrs++] = s;
 	return s;
 }
 
 /* A copy of column col kept by r; NULL for SQL NULL. */
-static const char *keep(struct db_report *r, sqlite3_stmt *st, int col)
+static const char *keep(struct db_report *r, struct sqlite3_stmt *st, int col)
 {
 	return kept(r, db_column_strdup(st, col));
 }
 
-static double column_double(sqlite3_stmt *st, int col)
+static double column_double(struct sqlite3_stmt *st, int col)
 {
-	return sqlite3_column_type(st, col) == SQLITE_NULL ? NAN :
-	       sqlite3_column_double(st, col);
+	return db_column_is_null(st, col) ? NAN :
+	       db_column_double(st, col);
 }
 
 static void *grow(void *p, size_t n, size_t size)
 {
-	p = realloc(p, (n + 1) * size);
-	if (!p)
-		die("report", "out of memory");
+	p = xrealloc(p, alloc_mul(n + 1, size));
 	memset((char *)p + n * size, 0, size);
 	return p;
 }
 
-static int step_error(struct db *db, long long id, const char *what)
-{
-	return error("report", "series %lld: %s: %s", id, what,
-		     sqlite3_errmsg(db_sqlite(db)));
-}
-
 static int load_series(struct db *db, long long id, struct db_report *r)
 {
-	sqlite3_stmt *st = db_stmt(db,
+	struct sqlite3_stmt *st = db_stmt(db,
 		"SELECT s.msgid, s.subject, s.author, s.source_url, s.version, "
 		"s.total, s.status, s.status_reason, t.name, s.base_used, "
 		"s.base_source, s.base_reason, s.apply_failed_patch, "
@@ -82,55 +70,56 @@ static int load_series(struct db *db, long long id, struct db_report *r)
 
 	if (!st)
 		return -1;
-	sqlite3_bind_int64(st, 1, id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
+	db_bind_int(st, 1, id);
+	rc = db_row(db, st, "report", "series %lld: series", id);
+	if (rc > 0) {
 		s->id = id;
 		s->msgid = keep(r, st, 0);
 		s->subject = keep(r, st, 1);
 		s->author = keep(r, st, 2);
 		s->source_url = keep(r, st, 3);
-		s->version = sqlite3_column_int(st, 4);
-		s->total = sqlite3_column_int(st, 5);
+		s->version = db_column_int(st, 4);
+		s->total = db_column_int(st, 5);
 		s->status = keep(r, st, 6);
 		s->status_reason = keep(r, st, 7);
 		s->tree = keep(r, st, 8);
 		s->base = keep(r, st, 9);
 		s->base_source = keep(r, st, 10);
 		s->base_reason = keep(r, st, 11);
-		s->apply_failed_patch = sqlite3_column_int(st, 12);
+		s->apply_failed_patch = db_column_int(st, 12);
 		s->apply_failed_file = keep(r, st, 13);
 		s->apply_failed_hunk = keep(r, st, 14);
 		s->apply_failed_subject = keep(r, st, 15);
 		r->list = keep(r, st, 16);
 		s->build_errors = keep(r, st, 17);
 	}
-	sqlite3_reset(st);
-	if (rc == SQLITE_DONE)
+	db_reset(st);
+	if (!rc)
 		return 1;
-	return rc == SQLITE_ROW ? 0 : step_error(db, id, "series");
+	return rc > 0 ? 0 : -1;
 }
 
 static int load_patches(struct db *db, long long id, struct db_report *r)
 {
-	sqlite3_stmt *st = db_stmt(db, "SELECT idx, raw, length(raw) FROM "
+	struct sqlite3_stmt *st = db_stmt(db, "SELECT idx, raw, length(raw) FROM "
 				   "patch WHERE series_id = ?1 ORDER BY idx");
 	int rc;
 
 	if (!st)
 		return -1;
-	sqlite3_bind_int64(st, 1, id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	db_bind_int(st, 1, id);
+	while ((rc = db_row(db, st, "report", "series %lld: patches",
+			    id)) > 0) {
 		struct db_report_patch *p;
 
 		r->patches = grow(r->patches, r->npatches, sizeof(*p));
 		p = &r->patches[r->npatches++];
-		p->idx = sqlite3_column_int(st, 0);
+		p->idx = db_column_int(st, 0);
 		p->raw = keep(r, st, 1);
-		p->len = p->raw ? (size_t)sqlite3_column_int64(st, 2) : 0;
+		p->len = p->raw ? (size_t)db_column_int64(st, 2) : 0;
 	}
-	sqlite3_reset(st);
-	return rc == SQLITE_DONE ? 0 : step_error(db, id, "patches");
+	db_reset(st);
+	return rc;
 }
 
 /* The runs the comparisons come from, x86_64 before arm64. */
@@ -139,7 +128,7 @@ static int load_runs(struct db *db, long long id, struct db_report *r)
 #define FAILED "status NOT IN ('ok', 'running', 'queued')"
 #define BOOTS(side, cond) "(SELECT count(*) FROM boot WHERE run_id = r.id " \
 	"AND side = '" side "' AND " cond ")"
-	sqlite3_stmt *st = db_stmt(db,
+	struct sqlite3_stmt *st = db_stmt(db,
 		"SELECT r.id, r.arch, r.accel, r.clock, r.status, r.plan, "
 		"r.seed, r.rounds, " BOOTS("base", "status = 'ok'") ", "
 		BOOTS("base", FAILED) ", " BOOTS("patched", "status = 'ok'")
@@ -162,31 +151,32 @@ static int load_runs(struct db *db, long long id, struct db_report *r)
 
 	if (!st)
 		return -1;
-	sqlite3_bind_int64(st, 1, id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	db_bind_int(st, 1, id);
+	while ((rc = db_row(db, st, "report", "series %lld: runs",
+			    id)) > 0) {
 		struct report_run *u;
 
 		r->runs = grow(r->runs, r->s.nruns, sizeof(*u));
 		u = &r->runs[r->s.nruns++];
-		u->id = sqlite3_column_int64(st, 0);
+		u->id = db_column_int64(st, 0);
 		u->arch = keep(r, st, 1);
 		u->accel = keep(r, st, 2);
 		u->clock = keep(r, st, 3);
 		u->status = keep(r, st, 4);
 		u->plan = keep(r, st, 5);
-		u->seed = sqlite3_column_int64(st, 6);
-		u->rounds = sqlite3_column_int(st, 7);
-		u->ok[0] = sqlite3_column_int(st, 8);
-		u->failed[0] = sqlite3_column_int(st, 9);
-		u->ok[1] = sqlite3_column_int(st, 10);
-		u->failed[1] = sqlite3_column_int(st, 11);
+		u->seed = db_column_int64(st, 6);
+		u->rounds = db_column_int(st, 7);
+		u->ok[0] = db_column_int(st, 8);
+		u->failed[0] = db_column_int(st, 9);
+		u->ok[1] = db_column_int(st, 10);
+		u->failed[1] = db_column_int(st, 11);
 		u->host = keep(r, st, 12);
 		u->host_cpu = keep(r, st, 13);
 		u->config_hash = keep(r, st, 14);
 	}
-	sqlite3_reset(st);
+	db_reset(st);
 	r->s.runs = r->runs;
-	return rc == SQLITE_DONE ? 0 : step_error(db, id, "runs");
+	return rc;
 }
 
 /* The comparison rows of series id into *cmp (*n of them). */
@@ -194,7 +184,7 @@ static int load_comparisons(struct db *db, long long id,
 			    struct db_report *r,
 			    struct report_comparison **cmp, size_t *n)
 {
-	sqlite3_stmt *st = db_stmt(db,
+	struct sqlite3_stmt *st = db_stmt(db,
 		"SELECT arch, run_id, workload, metric, params, unit, "
 		"direction, n_base, n_new, median_base, median_new, "
 		"change_pct, ci_low_pct, ci_high_pct, ci_level, p_value, "
@@ -204,21 +194,22 @@ static int load_comparisons(struct db *db, long long id,
 
 	if (!st)
 		return -1;
-	sqlite3_bind_int64(st, 1, id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	db_bind_int(st, 1, id);
+	while ((rc = db_row(db, st, "report", "series %lld: comparisons",
+			    id)) > 0) {
 		struct report_comparison *c;
 
 		*cmp = grow(*cmp, *n, sizeof(*c));
 		c = &(*cmp)[(*n)++];
 		c->arch = keep(r, st, 0);
-		c->run_id = sqlite3_column_int64(st, 1);
+		c->run_id = db_column_int64(st, 1);
 		c->workload = keep(r, st, 2);
 		c->metric = keep(r, st, 3);
 		c->params = keep(r, st, 4);
 		c->unit = keep(r, st, 5);
 		c->direction = keep(r, st, 6);
-		c->n_base = sqlite3_column_int64(st, 7);
-		c->n_new = sqlite3_column_int64(st, 8);
+		c->n_base = db_column_int64(st, 7);
+		c->n_new = db_column_int64(st, 8);
 		c->median_base = column_double(st, 9);
 		c->median_new = column_double(st, 10);
 		c->change_pct = column_double(st, 11);
@@ -229,20 +220,16 @@ static int load_comparisons(struct db *db, long long id,
 		c->p_holm = column_double(st, 16);
 		c->verdict = keep(r, st, 17);
 		c->flags = keep(r, st, 18);
-		c->is_primary = sqlite3_column_int(st, 19);
+		c->is_primary = db_column_int(st, 19);
 	}
-	sqlite3_reset(st);
-	return rc == SQLITE_DONE ? 0 : step_error(db, id, "comparisons");
+	db_reset(st);
+	return rc;
 }
 
 /* A copy of v kept by r. */
 static const char *keep_str(struct db_report *r, const char *v)
 {
-	char *s = v ? strdup(v) : NULL;
-
-	if (v && !s)
-		die("report", "out of memory");
-	return kept(r, s);
+	return kept(r, v ? xstrdup(v) : NULL);
 }
 
 /*
@@ -294,7 +281,7 @@ out:
 
 int db_report_load(struct db *db, long long series_id, struct db_report *r)
 {
-	sqlite3_stmt *begin = db_stmt(db, "BEGIN DEFERRED");
+	struct sqlite3_stmt *begin = db_stmt(db, "BEGIN DEFERRED");
 	int own = !db_in_transaction(db), ret = -1, rc;
 
 	memset(r, 0, sizeof(*r));
@@ -338,46 +325,48 @@ void db_report_release(struct db_report *r)
 int db_report_add(struct db *db, const struct db_notification *n,
 		  long long *id, int *added)
 {
-	sqlite3_stmt *ins = db_stmt(db,
+	struct sqlite3_stmt *ins = db_stmt(db,
 		"INSERT INTO notification (series_id, version, kind, role, "
 		"transport, recipients, message_id, subject, status, "
 		"status_reason, message, created_at, updated_at) VALUES "
 		"(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12) "
 		"ON CONFLICT (series_id, kind, role, recipients) DO NOTHING");
-	sqlite3_stmt *sel = db_stmt(db,
+	struct sqlite3_stmt *sel = db_stmt(db,
 		"SELECT id FROM notification WHERE series_id = ?1 AND "
 		"kind = ?2 AND role = ?3 AND recipients = ?4");
-	int ret = -1;
+	int rc, ret = -1;
 
 	if (!ins || !sel)
 		return -1;
-	sqlite3_bind_int64(ins, 1, n->series_id);
-	sqlite3_bind_int(ins, 2, n->version);
-	sqlite3_bind_text(ins, 3, n->kind, -1, SQLITE_STATIC);
-	sqlite3_bind_text(ins, 4, n->role, -1, SQLITE_STATIC);
-	sqlite3_bind_text(ins, 5, n->transport, -1, SQLITE_STATIC);
-	sqlite3_bind_text(ins, 6, n->recipients, -1, SQLITE_STATIC);
-	sqlite3_bind_text(ins, 7, n->message_id, -1, SQLITE_STATIC);
-	sqlite3_bind_text(ins, 8, n->subject, -1, SQLITE_STATIC);
-	sqlite3_bind_text(ins, 9, n->status, -1, SQLITE_STATIC);
-	db_bind_text_or_null(ins, 10, n->status_reason);
-	sqlite3_bind_blob(ins, 11, n->message, (int)n->message_len,
-			  SQLITE_STATIC);
-	sqlite3_bind_int64(ins, 12, (long long)time(NULL));
+	db_bind_int(ins, 1, n->series_id);
+	db_bind_int(ins, 2, n->version);
+	db_bind_text(ins, 3, n->kind);
+	db_bind_text(ins, 4, n->role);
+	db_bind_text(ins, 5, n->transport);
+	db_bind_text(ins, 6, n->recipients);
+	db_bind_text(ins, 7, n->message_id);
+	db_bind_text(ins, 8, n->subject);
+	db_bind_text(ins, 9, n->status);
+	db_bind_text(ins, 10, n->status_reason);
+	db_bind_blob(ins, 11, n->message, n->message_len);
+	db_bind_int(ins, 12, (long long)time(NULL));
 	if (db_step_done(db, ins, "report", "adding a notification"))
 		return -1;
-	*added = sqlite3_changes(db_sqlite(db)) == 1;
-	sqlite3_bind_int64(sel, 1, n->series_id);
-	sqlite3_bind_text(sel, 2, n->kind, -1, SQLITE_STATIC);
-	sqlite3_bind_text(sel, 3, n->role, -1, SQLITE_STATIC);
-	sqlite3_bind_text(sel, 4, n->recipients, -1, SQLITE_STATIC);
-	if (sqlite3_step(sel) == SQLITE_ROW) {
-		*id = sqlite3_column_int64(sel, 0);
+	*added = db_changes(db) == 1;
+	db_bind_int(sel, 1, n->series_id);
+	db_bind_text(sel, 2, n->kind);
+	db_bind_text(sel, 3, n->role);
+	db_bind_text(sel, 4, n->recipients);
+	rc = db_row(db, sel, "report", "series %lld: reading a notification "
+		    "back", n->series_id);
+	if (rc > 0) {
+		*id = db_column_int64(sel, 0);
 		ret = 0;
-	} else {
-		step_error(db, n->series_id, "reading a notification back");
+	} else if (!rc) {
+		error("report", "series %lld: the notification is not there",
+		      n->series_id);
 	}
-	sqlite3_reset(sel);
+	db_reset(sel);
 	return ret;
 }
 
@@ -403,7 +392,7 @@ void db_report_rows_free(struct db_notification *rows, size_t n)
 int db_report_rows(struct db *db, long long series_id,
 		   struct db_notification **rows, size_t *n)
 {
-	sqlite3_stmt *st = db_stmt(db,
+	struct sqlite3_stmt *st = db_stmt(db,
 		"SELECT id, version, kind, role, transport, recipients, "
 		"message_id, subject, status, status_reason, path, message, "
 		"length(message), attempts FROM notification "
@@ -416,15 +405,16 @@ int db_report_rows(struct db *db, long long series_id,
 	*n = 0;
 	if (!st)
 		return -1;
-	sqlite3_bind_int64(st, 1, series_id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	db_bind_int(st, 1, series_id);
+	while ((rc = db_row(db, st, "report", "series %lld: notifications",
+			    series_id)) > 0) {
 		struct db_notification *r;
 
 		v = grow(v, count, sizeof(*v));
 		r = &v[count++];
-		r->id = sqlite3_column_int64(st, 0);
+		r->id = db_column_int64(st, 0);
 		r->series_id = series_id;
-		r->version = sqlite3_column_int(st, 1);
+		r->version = db_column_int(st, 1);
 		r->kind = db_column_strdup(st, 2);
 		r->role = db_column_strdup(st, 3);
 		r->transport = db_column_strdup(st, 4);
@@ -435,13 +425,13 @@ int db_report_rows(struct db *db, long long series_id,
 		r->status_reason = db_column_strdup(st, 9);
 		r->path = db_column_strdup(st, 10);
 		r->message = db_column_strdup(st, 11);
-		r->message_len = (size_t)sqlite3_column_int64(st, 12);
-		r->attempts = sqlite3_column_int(st, 13);
+		r->message_len = (size_t)db_column_int64(st, 12);
+		r->attempts = db_column_int(st, 13);
 	}
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE) {
+	db_reset(st);
+	if (rc < 0) {
 		db_report_rows_free(v, count);
-		return step_error(db, series_id, "notifications");
+		return -1;
 	}
 	*rows = v;
 	*n = count;
@@ -451,7 +441,7 @@ int db_report_rows(struct db *db, long long series_id,
 int db_report_set(struct db *db, long long id, const char *status,
 		  const char *reason, int attempt, const char *path)
 {
-	sqlite3_stmt *st = db_stmt(db,
+	struct sqlite3_stmt *st = db_stmt(db,
 		"UPDATE notification SET status = ?2, status_reason = ?3, "
 		"attempts = attempts + ?4, path = coalesce(?5, path), "
 		"updated_at = ?6, sent_at = CASE WHEN ?2 IN ('sent', "
@@ -459,21 +449,21 @@ int db_report_set(struct db *db, long long id, const char *status,
 
 	if (!st)
 		return -1;
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_text(st, 2, status, -1, SQLITE_STATIC);
-	db_bind_text_or_null(st, 3, reason);
-	sqlite3_bind_int(st, 4, attempt ? 1 : 0);
-	db_bind_text_or_null(st, 5, path);
-	sqlite3_bind_int64(st, 6, (long long)time(NULL));
+	db_bind_int(st, 1, id);
+	db_bind_text(st, 2, status);
+	db_bind_text(st, 3, reason);
+	db_bind_int(st, 4, attempt ? 1 : 0);
+	db_bind_text(st, 5, path);
+	db_bind_int(st, 6, (long long)time(NULL));
 	return db_step_done(db, st, "report", "notification status");
 }
 
 int db_report_release_held(struct db *db, long long id, long long *series_id,
 			   char **status)
 {
-	sqlite3_stmt *sel = db_stmt(db, "SELECT series_id, status FROM "
+	struct sqlite3_stmt *sel = db_stmt(db, "SELECT series_id, status FROM "
 				    "notification WHERE id = ?1");
-	sqlite3_stmt *upd = db_stmt(db,
+	struct sqlite3_stmt *upd = db_stmt(db,
 		"UPDATE notification SET status = 'pending', status_reason = "
 		"'released by a moderator', released_at = ?2, updated_at = ?2 "
 		"WHERE id = ?1 AND status = 'held'");
@@ -483,30 +473,28 @@ int db_report_release_held(struct db *db, long long id, long long *series_id,
 	*status = NULL;
 	if (!sel || !upd || db_begin(db))
 		return -1;
-	sqlite3_bind_int64(sel, 1, id);
-	rc = sqlite3_step(sel);
-	if (rc == SQLITE_ROW) {
-		*series_id = sqlite3_column_int64(sel, 0);
+	db_bind_int(sel, 1, id);
+	rc = db_row(db, sel, "report", "notification %lld", id);
+	if (rc > 0) {
+		*series_id = db_column_int64(sel, 0);
 		*status = db_column_strdup(sel, 1);
 	}
-	sqlite3_reset(sel);
-	if (rc == SQLITE_DONE) {
+	db_reset(sel);
+	if (!rc) {
 		ret = DB_REPORT_NOT_FOUND;
 		goto out;
 	}
-	if (rc != SQLITE_ROW) {
-		error("report", "notification %lld: %s", id,
-		      sqlite3_errmsg(db_sqlite(db)));
+	if (rc < 0)
 		goto out;
-	}
 	if (strcmp(*status, "held")) {
 		ret = DB_REPORT_NOT_HELD;
 		goto out;
 	}
-	sqlite3_bind_int64(upd, 1, id);
-	sqlite3_bind_int64(upd, 2, (long long)time(NULL));
+	db_bind_int(upd, 1, id);
+	db_bind_int(upd, 2, (long long)time(NULL));
 	if (db_step_done(db, upd, "report", "releasing") ||
-	    pipeline_enqueue(db, "report", *series_id, NULL) ||
+	    jobq_enqueue_attempts(db, "report", *series_id, NULL,
+				  STAGE_REPORT_ATTEMPTS, NULL) ||
 	    db_commit(db))
 		goto out;
 	return DB_REPORT_RELEASED;
@@ -517,20 +505,19 @@ out:
 
 int db_report_source(struct db *db, long long series_id, char **url)
 {
-	sqlite3_stmt *st = db_stmt(db, "SELECT source_url FROM series "
+	struct sqlite3_stmt *st = db_stmt(db, "SELECT source_url FROM series "
 				   "WHERE id = ?1");
 	int rc;
 
 	*url = NULL;
 	if (!st)
 		return -1;
-	sqlite3_bind_int64(st, 1, series_id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
+	db_bind_int(st, 1, series_id);
+	rc = db_row(db, st, "report", "series %lld: source", series_id);
+	if (rc > 0)
 		*url = db_column_strdup(st, 0);
-	sqlite3_reset(st);
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 :
-	       step_error(db, series_id, "source");
+	db_reset(st);
+	return rc < 0 ? -1 : 0;
 }
 
 /* --- patchwork checks ----------------------------------------------------- */
@@ -540,7 +527,7 @@ int db_report_check_set(struct db *db, long long series_id,
 			const char *context, const char *state,
 			const char *description, const char *target_url)
 {
-	sqlite3_stmt *st = db_stmt(db,
+	struct sqlite3_stmt *st = db_stmt(db,
 		"INSERT INTO patchwork_check (series_id, api_url, patch_id, "
 		"context, state, description, target_url, updated_at) VALUES "
 		"(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) "
@@ -552,37 +539,37 @@ int db_report_check_set(struct db *db, long long series_id,
 
 	if (!st)
 		return -1;
-	sqlite3_bind_int64(st, 1, series_id);
-	sqlite3_bind_text(st, 2, api_url, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 3, patch_id);
-	sqlite3_bind_text(st, 4, context, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 5, state, -1, SQLITE_STATIC);
-	db_bind_text_or_null(st, 6, description);
-	db_bind_text_or_null(st, 7, target_url);
-	sqlite3_bind_int64(st, 8, (long long)time(NULL));
+	db_bind_int(st, 1, series_id);
+	db_bind_text(st, 2, api_url);
+	db_bind_int(st, 3, patch_id);
+	db_bind_text(st, 4, context);
+	db_bind_text(st, 5, state);
+	db_bind_text(st, 6, description);
+	db_bind_text(st, 7, target_url);
+	db_bind_int(st, 8, (long long)time(NULL));
 	return db_step_done(db, st, "report", "patchwork check");
 }
 
 int db_report_checks_settle(struct db *db, long long series_id,
 			    const char *desc)
 {
-	sqlite3_stmt *st = db_stmt(db,
+	struct sqlite3_stmt *st = db_stmt(db,
 		"UPDATE patchwork_check SET state = 'warning', description = "
 		"?2, updated_at = ?3 WHERE series_id = ?1 AND state = "
 		"'pending'");
 
 	if (!st)
 		return -1;
-	sqlite3_bind_int64(st, 1, series_id);
-	sqlite3_bind_text(st, 2, desc, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 3, (long long)time(NULL));
+	db_bind_int(st, 1, series_id);
+	db_bind_text(st, 2, desc);
+	db_bind_int(st, 3, (long long)time(NULL));
 	return db_step_done(db, st, "report", "settling checks");
 }
 
 int db_report_check_patches(struct db *db, long long series_id,
 			    long long **ids, size_t *n)
 {
-	sqlite3_stmt *st = db_stmt(db, "SELECT DISTINCT patch_id FROM "
+	struct sqlite3_stmt *st = db_stmt(db, "SELECT DISTINCT patch_id FROM "
 				   "patchwork_check WHERE series_id = ?1 "
 				   "ORDER BY patch_id");
 	int rc;
@@ -591,13 +578,14 @@ int db_report_check_patches(struct db *db, long long series_id,
 	*n = 0;
 	if (!st)
 		return -1;
-	sqlite3_bind_int64(st, 1, series_id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	db_bind_int(st, 1, series_id);
+	while ((rc = db_row(db, st, "report", "series %lld: checks",
+			    series_id)) > 0) {
 		*ids = grow(*ids, *n, sizeof(**ids));
-		(*ids)[(*n)++] = sqlite3_column_int64(st, 0);
+		(*ids)[(*n)++] = db_column_int64(st, 0);
 	}
-	sqlite3_reset(st);
-	return rc == SQLITE_DONE ? 0 : step_error(db, series_id, "checks");
+	db_reset(st);
+	return rc;
 }
 
 void db_report_checks_free(struct db_check *rows, size_t n)
@@ -618,7 +606,7 @@ void db_report_checks_free(struct db_check *rows, size_t n)
 int db_report_checks_due(struct db *db, long long series_id,
 			 struct db_check **rows, size_t *n)
 {
-	sqlite3_stmt *st = db_stmt(db,
+	struct sqlite3_stmt *st = db_stmt(db,
 		"SELECT id, patch_id, api_url, context, state, posted, "
 		"description, target_url FROM patchwork_check WHERE "
 		"series_id = ?1 AND posted IS NOT state ORDER BY id");
@@ -628,14 +616,15 @@ int db_report_checks_due(struct db *db, long long series_id,
 	*n = 0;
 	if (!st)
 		return -1;
-	sqlite3_bind_int64(st, 1, series_id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	db_bind_int(st, 1, series_id);
+	while ((rc = db_row(db, st, "report", "series %lld: checks due",
+			    series_id)) > 0) {
 		struct db_check *c;
 
 		*rows = grow(*rows, *n, sizeof(**rows));
 		c = &(*rows)[(*n)++];
-		c->id = sqlite3_column_int64(st, 0);
-		c->patch_id = sqlite3_column_int64(st, 1);
+		c->id = db_column_int64(st, 0);
+		c->patch_id = db_column_int64(st, 1);
 		c->api_url = db_column_strdup(st, 2);
 		c->context = db_column_strdup(st, 3);
 		c->state = db_column_strdup(st, 4);
@@ -643,28 +632,28 @@ int db_report_checks_due(struct db *db, long long series_id,
 		c->description = db_column_strdup(st, 6);
 		c->target_url = db_column_strdup(st, 7);
 	}
-	sqlite3_reset(st);
-	if (rc == SQLITE_DONE)
+	db_reset(st);
+	if (!rc)
 		return 0;
 	db_report_checks_free(*rows, *n);
 	*rows = NULL;
 	*n = 0;
-	return step_error(db, series_id, "checks due");
+	return -1;
 }
 
 int db_report_check_posted(struct db *db, long long id, const char *state,
 			   const char *err)
 {
-	sqlite3_stmt *st = db_stmt(db,
+	struct sqlite3_stmt *st = db_stmt(db,
 		"UPDATE patchwork_check SET posted = CASE WHEN ?3 IS NULL "
 		"THEN ?2 ELSE posted END, attempts = attempts + 1, "
 		"last_error = ?3, updated_at = ?4 WHERE id = ?1");
 
 	if (!st)
 		return -1;
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_text(st, 2, state, -1, SQLITE_STATIC);
-	db_bind_text_or_null(st, 3, err);
-	sqlite3_bind_int64(st, 4, (long long)time(NULL));
+	db_bind_int(st, 1, id);
+	db_bind_text(st, 2, state);
+	db_bind_text(st, 3, err);
+	db_bind_int(st, 4, (long long)time(NULL));
 	return db_step_done(db, st, "report", "check posted");
 }

@@ -3,6 +3,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -12,7 +13,9 @@
 #include "log.h"
 #include "strbuf.h"
 
-int fs_mkdir_p(const char *path, mode_t mode)
+/* mkdir -p; with own, the directories it creates are chowned to uid:gid. */
+static int mkdir_p(const char *path, mode_t mode, int own, uid_t uid,
+		   gid_t gid)
 {
 	struct strbuf sb = STRBUF_INIT;
 	char *p, c;
@@ -24,7 +27,13 @@ int fs_mkdir_p(const char *path, mode_t mode)
 			continue;
 		c = *p;
 		*p = '\0';
-		if (mkdir(sb.buf, mode) && errno != EEXIST) {
+		if (!mkdir(sb.buf, mode)) {
+			if (own && chown(sb.buf, uid, gid)) {
+				error("fs", "%s: chown: %s", sb.buf,
+				      strerror(errno));
+				goto out;
+			}
+		} else if (errno != EEXIST) {
 			error("fs", "%s: %s", sb.buf, strerror(errno));
 			goto out;
 		}
@@ -36,6 +45,16 @@ int fs_mkdir_p(const char *path, mode_t mode)
 out:
 	strbuf_release(&sb);
 	return ret;
+}
+
+int fs_mkdir_p(const char *path, mode_t mode)
+{
+	return mkdir_p(path, mode, 0, 0, 0);
+}
+
+int fs_mkdir_p_owned(const char *path, mode_t mode, uid_t uid, gid_t gid)
+{
+	return mkdir_p(path, mode, 1, uid, gid);
 }
 
 int fs_mkdir_parent(const char *path, mode_t mode)
@@ -52,6 +71,21 @@ int fs_mkdir_parent(const char *path, mode_t mode)
 	}
 	strbuf_release(&sb);
 	return ret;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag,
+		  struct FTW *ftw)
+{
+	return flag == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+int fs_rm_rf(const char *path)
+{
+	if (access(path, F_OK))
+		return 0;
+	if (nftw(path, rm_one, 32, FTW_DEPTH | FTW_PHYS))
+		return error("fs", "removing %s: %s", path, strerror(errno));
+	return 0;
 }
 
 int fs_write_atomic(const char *path, const void *data, size_t len,

@@ -41,16 +41,17 @@ struct hosts_set {
 	long long *ids;			/* host table ids */
 	char **uris;			/* owned copies */
 	size_t n;
-	enum vm_accel accel;
+	enum arch_accel accel;
 };
 
 /*
- * Opens the healthy hosts of arch (a config_arch) for a run.  0 with
+ * Opens the healthy hosts of arch for a run.  0 with
  * *set filled (release with hosts_set_release()); -1 with the reason in
  * *reason when the configuration has no host of the arch (permanent);
  * -2 when none of them can boot a guest now (try again later).
  */
-int hosts_open(struct db *db, const struct config *cfg, int arch,
+int hosts_open(struct db *db, const struct config *cfg,
+	       const struct arch *arch,
 	       const struct hosts_probe_kit *kit, struct hosts_set *set,
 	       struct strbuf *reason);
 

@@ -30,6 +30,13 @@ struct job {
 /* Frees the strings of a claimed job; accepts a zeroed struct. */
 void job_release(struct job *job);
 
+/*
+ * The kind of a new series' first job: whatever queues a series (a
+ * submission, the watcher) queues this in the same transaction, and the
+ * stage table (stages.c) starts with it.
+ */
+#define JOBQ_KIND_FIRST	"fetch"
+
 /* The attempts of a job queued by jobq_enqueue() (the column's default). */
 #define JOBQ_MAX_ATTEMPTS	5
 

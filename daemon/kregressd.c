@@ -47,6 +47,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "api.h"
 #include "config.h"
 #include "db.h"
@@ -56,6 +57,7 @@
 #include "log.h"
 #include "pipeline.h"
 #include "refresh.h"
+#include "stages.h"
 #include "watch.h"
 #include "strbuf.h"
 
@@ -155,6 +157,7 @@ static void *worker_main(void *arg)
 		.owner = w->owner,
 		.lease_s = lease_s,
 		.stop = &stopping,
+		.stages = stage_table,
 	};
 	struct timespec until;
 	struct job job;
@@ -311,9 +314,7 @@ static void reload(const char *path)
 		strbuf_addstr(&fixed, " limits.api_idle_timeout_s");
 	if (api)
 		config_dashboard_port(cfg, api_port(api));
-	old = realloc(config_old, (n_config_old + 1) * sizeof(*old));
-	if (!old)
-		die("config", "out of memory");
+	old = xrealloc(config_old, (n_config_old + 1) * sizeof(*old));
 	config_old = old;
 	/* The background threads hold the old config: stop them first. */
 	bg_stop();
@@ -421,9 +422,7 @@ static int run(struct config *cfg)
 		goto out;
 	config_dashboard_port(cfg, api_port(api));
 
-	w = calloc(n, sizeof(*w));
-	if (!w)
-		die("kregressd", "out of memory");
+	w = xcalloc(n, sizeof(*w));
 	for (i = 0; i < n; i++) {
 		w[i].index = i;
 		snprintf(w[i].owner, sizeof(w[i].owner), "%s/w%d", owner, i);

@@ -19,6 +19,7 @@
 
 #include <gmime/gmime.h>
 
+#include "alloc.h"
 #include "log.h"
 #include "mail.h"
 #include "strbuf.h"
@@ -31,15 +32,6 @@ static pthread_once_t gmime_once = PTHREAD_ONCE_INIT;
 static void gmime_setup(void)
 {
 	g_mime_init();
-}
-
-static char *xstrdup(const char *s)
-{
-	char *r = strdup(s ? s : "");
-
-	if (!r)
-		die("mail", "out of memory");
-	return r;
 }
 
 void mail_free(struct mail *m)
@@ -285,11 +277,9 @@ static void set_references(struct mail *m, const char *raw,
 	n = g_mime_references_length(refs);
 	if (n <= 0)
 		goto out;
-	m->references = calloc((size_t)n < lim->max_references ?
+	m->references = xcalloc((size_t)n < lim->max_references ?
 			       (size_t)n : lim->max_references,
 			       sizeof(char *));
-	if (!m->references)
-		die("mail", "out of memory");
 	/* keep the root and the newest ancestors */
 	from = n - (int)lim->max_references + 1;
 	if (from < 1)
@@ -329,10 +319,8 @@ static void add_recipients(struct mail *m, InternetAddressList *list,
 			INTERNET_ADDRESS_MAILBOX(a));
 		if (!addr || !strchr(addr, '@'))
 			continue;
-		grown = realloc(m->recipients, (m->nr_recipients + 1) *
-				sizeof(*grown));
-		if (!grown)
-			die("mail", "out of memory");
+		grown = xrealloc(m->recipients, (m->nr_recipients + 1) *
+				 sizeof(*grown));
 		m->recipients = grown;
 		name = internet_address_get_name(a);
 		if (name && *name && !bare) {
@@ -382,9 +370,7 @@ int mail_parse(const char *buf, size_t len, const struct mail_limits *limits,
 			*reason = NULL;
 		goto out;
 	}
-	copy = malloc(len + 1);
-	if (!copy)
-		die("mail", "out of memory");
+	copy = xmalloc(len + 1);
 	memcpy(copy, buf, len);
 	len = crlf_to_lf(copy, len);
 
@@ -397,9 +383,7 @@ int mail_parse(const char *buf, size_t len, const struct mail_limits *limits,
 		goto out;
 	}
 
-	m = calloc(1, sizeof(*m));
-	if (!m)
-		die("mail", "out of memory");
+	m = xcalloc(1, sizeof(*m));
 	m->message_id = xstrdup(g_mime_message_get_message_id(msg));
 	m->subject = xstrdup(g_mime_message_get_subject(msg));
 	s = g_mime_object_get_header(GMIME_OBJECT(msg), "In-Reply-To");
@@ -443,9 +427,7 @@ int mail_parse(const char *buf, size_t len, const struct mail_limits *limits,
 		goto out;
 	}
 	if (lim.keep_raw) {
-		m->raw = malloc(len + 1);
-		if (!m->raw)
-			die("mail", "out of memory");
+		m->raw = xmalloc(len + 1);
 		memcpy(m->raw, copy, len);
 		m->raw[len] = '\0';
 		m->raw_len = len;
@@ -534,7 +516,7 @@ static char *header_msgid(const char *buf, size_t len)
 
 			if (lt && gt && gt - lt > 1 && gt - lt < 1000 &&
 			    !memchr(lt, '\0', (size_t)(gt - lt)))
-				return strndup(lt + 1, (size_t)(gt - lt - 1));
+				return xstrndup(lt + 1, (size_t)(gt - lt - 1));
 			return NULL;
 		}
 		p = eol ? eol + 1 : end;
@@ -650,9 +632,7 @@ int mail_read(FILE *f, const char *name, const struct mail_limits *limits,
 	int at_start = 1, first = 1, ret = -1, r;
 
 	rd.f = f;
-	rd.buf = malloc(2 * CHUNK);
-	if (!rd.buf)
-		die("mail", "out of memory");
+	rd.buf = xmalloc(2 * CHUNK);
 	limits_fill(&sp.lim, limits);
 	sp.name = name ? name : "mbox";
 	sp.cb = cb;
@@ -720,20 +700,14 @@ static int collect_cb(struct mail *m, const struct mail_skip *skip,
 	struct mail_box *box = data;
 
 	if (m) {
-		struct mail **v = realloc(box->mails,
+		struct mail **v = xrealloc(box->mails,
 					  (box->nr + 1) * sizeof(*v));
-
-		if (!v)
-			die("mail", "out of memory");
 		box->mails = v;
 		box->mails[box->nr++] = m;
 	} else {
-		struct mail_skip *v = realloc(box->skipped,
+		struct mail_skip *v = xrealloc(box->skipped,
 					      (box->nr_skipped + 1) *
 					      sizeof(*v));
-
-		if (!v)
-			die("mail", "out of memory");
 		box->skipped = v;
 		v[box->nr_skipped].index = skip->index;
 		v[box->nr_skipped].message_id = skip->message_id ?
@@ -821,10 +795,8 @@ int mail_addresses(const char *value, char ***emails, size_t *n)
 		return -1;
 	add_recipients(&m, list, 1);
 	g_object_unref(list);
-	m.recipients = realloc(m.recipients, (m.nr_recipients + 1) *
-			       sizeof(*m.recipients));
-	if (!m.recipients)
-		die("mail", "out of memory");
+	m.recipients = xrealloc(m.recipients, (m.nr_recipients + 1) *
+				sizeof(*m.recipients));
 	m.recipients[m.nr_recipients] = NULL;
 	*emails = m.recipients;
 	*n = m.nr_recipients;

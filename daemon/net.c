@@ -22,6 +22,7 @@
 
 #include <curl/curl.h>
 
+#include "alloc.h"
 #include "log.h"
 #include "net.h"
 
@@ -30,15 +31,6 @@ static pthread_once_t net_once = PTHREAD_ONCE_INIT;
 static void net_setup(void)
 {
 	curl_global_init(CURL_GLOBAL_DEFAULT);
-}
-
-static char *xstrdup(const char *s)
-{
-	char *r = strdup(s);
-
-	if (!r)
-		die("net", "out of memory");
-	return r;
 }
 
 /* --- URLs --- */
@@ -597,7 +589,7 @@ char *net_response_header(const struct net_response *r, const char *name)
 			for (p = v; p < e; p++)
 				if ((unsigned char)*p < ' ' && *p != '\t')
 					return NULL;
-			return strndup(v, (size_t)(e - v));
+			return xstrndup(v, (size_t)(e - v));
 		}
 		p += n + (p[n] == '\n');
 	}

@@ -7,6 +7,7 @@
 
 #include <jansson.h>
 
+#include "alloc.h"
 #include "log.h"
 #include "net.h"
 #include "patchwork.h"
@@ -77,9 +78,7 @@ int patchwork_series_patches(const char *series_url, long long **ids,
 			    "array)", series_url);
 		goto out;
 	}
-	*ids = calloc(json_array_size(patches) + 1, sizeof(**ids));
-	if (!*ids)
-		die("patchwork", "out of memory");
+	*ids = xcalloc(json_array_size(patches) + 1, sizeof(**ids));
 	json_array_foreach(patches, i, p) {
 		json_t *id = json_object_get(p, "id");
 

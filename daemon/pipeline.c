@@ -1,6 +1,7 @@
 /*
- * pipeline.c - runs claimed jobs through the stage table and keeps the
- * series state in step with the queue (see pipeline.h).
+ * pipeline.c - runs claimed jobs through the stage table it is handed
+ * (pipeline_ctx.stages; the daemon's is stages.c) and keeps the series
+ * state in step with the queue (see pipeline.h).
  *
  * The invariant: a series' status changes only in the same transaction as
  * the job that causes it, so after a crash at any instant either the job
@@ -17,31 +18,9 @@
 #include "config.h"
 #include "db.h"
 #include "db_pipeline.h"
-#include "intake.h"
 #include "jobq.h"
 #include "log.h"
 #include "pipeline.h"
-#include "stage_analyze.h"
-#include "stage_apply.h"
-#include "stage_build.h"
-#include "stage_report.h"
-#include "stage_run.h"
-
-const struct pipeline_stage pipeline_stages[] = {
-	{ "fetch", "fetching", "fetched", "fetch-failed", "apply", 0,
-	  intake_fetch_stage, 0, 0 },
-	{ "apply", "applying", "applied", "does-not-apply", "build", 0,
-	  stage_apply, 1, 0 },
-	{ "build", "building", "built", "build-failed", "run", 1,
-	  stage_build, 1, 0 },
-	{ "run", "running", "ran", "boot-failed", "analyze", 1, stage_run,
-	  2, 0 },
-	{ "analyze", "analyzing", "analyzed", "failed", "report", 0,
-	  stage_analyze, 2, 0 },
-	{ "report", "reporting", "done", "failed", NULL, 0, stage_report, 0,
-	  STAGE_REPORT_ATTEMPTS },
-	{ NULL, NULL, NULL, NULL, NULL, 0, NULL, 0, 0 },
-};
 
 #define NOT_IMPLEMENTED "not implemented yet"
 
@@ -61,7 +40,7 @@ pipeline_stage_find(const struct pipeline_stage *table, const char *kind)
 {
 	const struct pipeline_stage *s;
 
-	for (s = table ? table : pipeline_stages; s->kind; s++)
+	for (s = table; s->kind; s++)
 		if (!strcmp(s->kind, kind))
 			return s;
 	return NULL;
@@ -79,21 +58,11 @@ static int enqueue_in(const struct pipeline_stage *table, struct db *db,
 				     NULL);
 }
 
-int pipeline_enqueue(struct db *db, const char *kind, long long series_id,
-		     const char *arch)
-{
-	return enqueue_in(NULL, db, kind, series_id, arch);
-}
-
-int pipeline_start(struct db *db, long long series_id, long long *job_id)
-{
-	return jobq_enqueue(db, pipeline_stages[0].kind, series_id, NULL,
-			    job_id);
-}
-
 int pipeline_job_arch(const struct pipeline_ctx *ctx, const struct job *job,
-		   enum config_arch *arch, struct strbuf *reason)
+		      const struct config_arch_cfg **ac, struct strbuf *reason)
 {
+	const struct arch *a;
+
 	if (!ctx->cfg) {
 		strbuf_addstr(reason, "no configuration");
 		return -1;
@@ -103,7 +72,9 @@ int pipeline_job_arch(const struct pipeline_ctx *ctx, const struct job *job,
 			      "configuration is empty)");
 		return -1;
 	}
-	if (config_arch_parse(job->arch, arch) || !ctx->cfg->has_arch[*arch]) {
+	a = arch_find(job->arch);
+	*ac = a ? config_arch_get(ctx->cfg, a) : NULL;
+	if (!*ac) {
 		strbuf_addf(reason, "%s: not an arch of the configuration "
 			    "any more", job->arch);
 		return -1;
@@ -141,7 +112,7 @@ static int set_progress(struct pipeline_ctx *ctx, long long series_id)
 	const struct pipeline_stage *s;
 	int n;
 
-	for (s = ctx->stages ? ctx->stages : pipeline_stages; s->kind; s++) {
+	for (s = ctx->stages; s->kind; s++) {
 		if (db_pipeline_active(ctx->db, series_id, s->kind, &n))
 			return -1;
 		if (n)
@@ -156,13 +127,14 @@ static int set_progress(struct pipeline_ctx *ctx, long long series_id)
 static int enqueue_arches(struct pipeline_ctx *ctx,
 			  const struct pipeline_stage *st, long long series_id)
 {
-	int a, n = 0;
+	const struct arch *a;
+	int n = 0;
 
-	for (a = 0; ctx->cfg && a < CONFIG_ARCH_COUNT; a++) {
-		if (!ctx->cfg->has_arch[a])
+	for (a = arch_table; ctx->cfg && a->name; a++) {
+		if (!config_arch_get(ctx->cfg, a))
 			continue;
 		if (enqueue_in(ctx->stages, ctx->db, st->kind, series_id,
-			       config_arch_str((enum config_arch)a)))
+			       a->name))
 			return -1;
 		n++;
 	}

@@ -70,7 +70,7 @@ struct pipeline_ctx {
 	int lease_s;
 	/* Set (to non-zero) by the daemon when it is stopping. */
 	const volatile sig_atomic_t *stop;
-	/* NULL = pipeline_stages; tests substitute their own table. */
+	/* The stages to run: stages.h's table, or a test's own. */
 	const struct pipeline_stage *stages;
 };
 
@@ -97,33 +97,20 @@ struct pipeline_stage {
 	int max_attempts;	/* of its jobs; 0 = JOBQ_MAX_ATTEMPTS */
 };
 
-/* The stage table, in pipeline order, terminated by a NULL kind. */
-extern const struct pipeline_stage pipeline_stages[];
-
-/* The stage for a job kind in table (NULL = pipeline_stages), or NULL. */
+/* The stage for a job kind in table (in pipeline order, terminated by a
+ * NULL kind; the first kind is JOBQ_KIND_FIRST), or NULL. */
 const struct pipeline_stage *
 pipeline_stage_find(const struct pipeline_stage *table, const char *kind);
 
 /*
- * The configured arch of a per-arch stage's job: 0 with *arch set, or -1
- * with the reason (no configuration, a job without an arch because none
- * is configured, or an arch no longer configured).
+ * The configured arch of a per-arch stage's job: 0 with *ac set (its
+ * arch is (*ac)->arch), or -1 with the reason (no configuration, a job
+ * without an arch because none is configured, or an arch no longer
+ * configured).
  */
 int pipeline_job_arch(const struct pipeline_ctx *ctx, const struct job *job,
-		      enum config_arch *arch, struct strbuf *reason);
-
-/*
- * Queues a job of stage kind (pipeline_stages) for the series with the
- * stage's max_attempts; joins the caller's transaction.
- */
-int pipeline_enqueue(struct db *db, const char *kind, long long series_id,
-		     const char *arch);
-
-/*
- * Queues the first stage of a series (joins the caller's transaction, as
- * all jobq calls do); the series must exist with status "queued".
- */
-int pipeline_start(struct db *db, long long series_id, long long *job_id);
+		      const struct config_arch_cfg **ac,
+		      struct strbuf *reason);
 
 /*
  * Runs a job claimed by ctx->owner and records its outcome (see above).

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "log.h"
 #include "plan.h"
 #include "plan_file.h"
@@ -50,11 +51,9 @@ int plan_file_load(struct plan_file *pf, const char *path,
 	char msg[256];
 	int ret = -1;
 
-	pf->path = strdup(path);
-	pf->plan = malloc(sizeof(*pf->plan));
+	pf->path = xstrdup(path);
+	pf->plan = xmalloc(sizeof(*pf->plan));
 	strbuf_init(&pf->cmdline);
-	if (!pf->path || !pf->plan)
-		die("plan", "out of memory");
 	if (strbuf_read_file_why(&text, path, PLAN_TEXT_MAX, err) < 0)
 		goto out;
 	if (plan_parse(pf->plan, text.buf, text.len, msg, sizeof(msg)) < 0) {

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "alloc.h"
 #include "diff.h"
 #include "log.h"
 #include "report.h"
@@ -60,15 +61,6 @@ void report_mail_release(struct report_mail *m)
 	free(m->in_reply_to);
 	strbuf_release(&m->body);
 	report_mail_init(m);
-}
-
-static char *xstrdup(const char *s)
-{
-	char *d = strdup(s);
-
-	if (!d)
-		die("report", "out of memory");
-	return d;
 }
 
 /* --- what a comparison says --------------------------------------------- */
@@ -481,7 +473,7 @@ static void table(const struct report_comparison *const *rows, size_t n,
 }
 
 /* What the columns are: the one place that says so. */
-static void legend(struct strbuf *out, size_t nmetrics, int notes)
+static void legend(struct strbuf *out, int notes)
 {
 	wrapf(out, "", "",
 	      "BASE, PATCHED: medians of the per-boot medians (a boot is one "
@@ -491,9 +483,10 @@ static void legend(struct strbuf *out, size_t nmetrics, int notes)
 	      "medians; CI: the interval at the level in its header that "
 	      "inverts Mann-Whitney's test. P: that test on the per-boot "
 	      "medians, below alpha exactly when the CI excludes 0. P HOLM: P "
-	      "adjusted by Holm over the %zu metrics of the series, which is "
-	      "what this report goes by. BOOTS: complete boots, base/patched.",
-	      nmetrics);
+	      "adjusted by Holm within its run, a primary metric's over the "
+	      "run's primary metrics and another's over all of the run's, "
+	      "which is what this report goes by. BOOTS: complete boots, "
+	      "base/patched.");
 	if (notes)
 		wrap(out, "", "", "(*) the test's p is below alpha but the "
 		     "interval includes no change: the two disagree, so the "
@@ -533,9 +526,7 @@ static void tables(const struct report_series *s,
 	size_t i, j, n;
 	int notes = 0;
 
-	rows = calloc(s->ncmp + 1, sizeof(*rows));
-	if (!rows)
-		die("report", "out of memory");
+	rows = xcalloc(s->ncmp + 1, sizeof(*rows));
 	for (i = 0; i < s->nruns; i++) {
 		const struct report_run *r = &s->runs[i];
 		struct strbuf title = STRBUF_INIT;
@@ -553,7 +544,7 @@ static void tables(const struct report_series *s,
 		strbuf_addch(out, '\n');
 	}
 	free(rows);
-	legend(out, s->ncmp, notes);
+	legend(out, notes);
 }
 
 /* Whether another row of c's arch has c's workload and metric. */
@@ -645,9 +636,9 @@ static void lead_significant(const struct report_series *s,
 	metric_name(h, &line);
 	wrapf(out, "", "", "kregress booted the base and the patched kernels "
 	      "of this series in interleaved order and compared them metric "
-	      "by metric. After Holm's correction over the %zu metrics of the "
-	      "series, %s significantly (on %s the patched kernel is %s):",
-	      s->ncmp, n == 1 ? "this one changed" : "these changed",
+	      "by metric. After Holm's correction within each run, %s "
+	      "significantly (on %s the patched kernel is %s):",
+	      n == 1 ? "this one changed" : "these changed",
 	      line.buf, moved(h, sign));
 	strbuf_addch(out, '\n');
 	for (i = 0; i < s->ncmp; i++) {
@@ -707,9 +698,8 @@ static void lead_no_change(const struct report_series *s,
 	wrapf(out, "", "", "kregress booted the base and the patched kernels "
 	      "of this series in interleaved order and compared them metric "
 	      "by metric: no metric changed significantly after Holm's "
-	      "correction over the %zu metrics of the series. What the data "
-	      "rule out, from each primary metric's confidence interval:",
-	      s->ncmp);
+	      "correction within each run. What the data rule out, from each "
+	      "primary metric's confidence interval:");
 	strbuf_addch(out, '\n');
 	for (i = 0; i < s->ncmp; i++) {
 		const struct report_comparison *c = &s->cmp[i];
@@ -814,9 +804,9 @@ static void lead_inconclusive(const struct report_series *s,
 	wrapf(out, "", "", "kregress booted the base and the patched kernels "
 	      "of this series in interleaved order, up to %d boots a side, "
 	      "and no metric changed significantly after Holm's correction "
-	      "over the %zu metrics of the series. These primary metrics have "
-	      "no answer yet; what more boots would settle:",
-	      rs->max_boots_per_side, s->ncmp);
+	      "within each run. These primary metrics have no answer yet; "
+	      "what more boots would settle:",
+	      rs->max_boots_per_side);
 	strbuf_addch(out, '\n');
 	for (i = 0; i < s->ncmp; i++) {
 		const struct report_comparison *c = &s->cmp[i];

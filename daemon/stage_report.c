@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "allowlist.h"
+#include "arch.h"
 #include "config.h"
 #include "db.h"
 #include "db_report.h"
@@ -665,9 +666,10 @@ static int final_checks(struct pipeline_ctx *ctx, const struct db_report *dr,
 	const struct config_patchwork *pw;
 	struct report_settings rs;
 	struct strbuf api = STRBUF_INIT, err = STRBUF_INIT;
+	const struct arch *a;
 	long long *ids = NULL;
 	size_t n = 0;
-	int a, failed = 0;
+	int failed = 0;
 
 	pw = patchwork_of(ctx->cfg, dr->s.source_url, &api);
 	if (!pw)
@@ -679,12 +681,12 @@ static int final_checks(struct pipeline_ctx *ctx, const struct db_report *dr,
 		failed = 1;
 		goto out;
 	}
-	for (a = 0; a < CONFIG_ARCH_COUNT && !failed; a++) {
-		const char *arch = config_arch_str((enum config_arch)a);
+	for (a = arch_table; a->name && !failed; a++) {
+		const char *arch = a->name;
 		struct strbuf context = STRBUF_INIT, desc = STRBUF_INIT;
 		const char *state;
 
-		if (!ctx->cfg->has_arch[a])
+		if (!config_arch_get(ctx->cfg, a))
 			continue;
 		strbuf_addf(&context, "kregress-%s", arch);
 		state = report_check_state(&dr->s, &rs, kind, arch, &desc);

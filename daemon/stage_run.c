@@ -14,6 +14,7 @@
 #include "hosts.h"
 #include "jobq.h"
 #include "log.h"
+#include "options.h"
 #include "plan.h"
 #include "plan_file.h"
 #include "plan_kconfig.h"
@@ -52,7 +53,7 @@ static void on_start(void *opaque, const struct runner_boot *b)
 		.series_id = st->series_id,
 		.build_id = st->im->build_id[b->side],
 		.host_id = host_id(st->hosts, b->host),
-		.side = schedule_side_str(b->side),
+		.side = analyze_side_str(b->side),
 		.seq = b->order,
 		.round = b->round,
 		.attempt = b->attempt,
@@ -84,22 +85,22 @@ static void on_boot(void *opaque, const struct runner_boot *b)
 }
 
 /* The plan configured for arch and accel, loaded into *pf. */
-static int plan_load(const struct config *cfg, int arch, enum vm_accel accel,
-		     struct plan_file *pf, struct strbuf *reason)
+static int plan_load(const struct config *cfg, const struct arch *arch,
+		     enum arch_accel accel, struct plan_file *pf,
+		     struct strbuf *reason)
 {
-	int k = accel == VM_ACCEL_KVM ? CONFIG_ACCEL_KVM : CONFIG_ACCEL_TCG;
-	const char *path = cfg->plans[arch][k];
+	const char *path = cfg->plans[arch_index(arch)][accel];
 	struct strbuf dflt = STRBUF_INIT, err = STRBUF_INIT;
 	int ret = 0;
 
 	if (!path) {
 		strbuf_addf(&dflt, "%s/plans/default-%s.plan",
-			    KREGRESS_DATADIR, vm_accel_str(accel));
+			    KREGRESS_DATADIR, arch_accel_str(accel));
 		path = dflt.buf;
 	}
 	if (plan_file_load(pf, path, &err)) {
 		strbuf_addf(reason, "%s: the plan cannot be used: %s",
-			    config_arch_str(arch), err.buf);
+			    arch->name, err.buf);
 		ret = -1;
 	}
 	strbuf_release(&dflt);
@@ -121,7 +122,7 @@ static int kernels_fit_plan(const struct db_run_images *im,
 	const char *slash;
 	int side, ret = -1;
 
-	for (side = SCHEDULE_BASE; side <= SCHEDULE_PATCHED; side++) {
+	for (side = ANALYZE_BASE; side <= ANALYZE_PATCHED; side++) {
 		slash = strrchr(im->image[side], '/');
 		strbuf_reset(&path);
 		strbuf_reset(&config);
@@ -132,18 +133,18 @@ static int kernels_fit_plan(const struct db_run_images *im,
 					 &missing) < 0) {
 			strbuf_addf(&out->reason, "%s: the %s kernel's "
 				    "configuration cannot be read: %s", arch,
-				    schedule_side_str(side), missing.buf);
+				    analyze_side_str(side), missing.buf);
 			goto out;
 		}
 		if (plan_kconfig_missing(pf->plan, config.buf, &missing)) {
 			strbuf_addf(&out->reason, "%s: the %s kernel lacks "
 				    "what the plan %s needs: %s", arch,
-				    schedule_side_str(side), pf->path,
+				    analyze_side_str(side), pf->path,
 				    missing.buf);
-			if (side == SCHEDULE_BASE)
+			if (side == ANALYZE_BASE)
 				strbuf_addstr(&out->reason, "; add them to "
 					      "the arch's config fragments");
-			out->fail_status = side == SCHEDULE_BASE ? "failed" :
+			out->fail_status = side == ANALYZE_BASE ? "failed" :
 					   "boot-failed";
 			goto out;
 		}
@@ -165,32 +166,33 @@ static enum pipeline_result no_samples(const struct run_state *st,
 				       const char *arch,
 				       struct pipeline_outcome *out)
 {
-	int side = st->ok[SCHEDULE_BASE] ? SCHEDULE_PATCHED : SCHEDULE_BASE;
+	int side = st->ok[ANALYZE_BASE] ? ANALYZE_PATCHED : ANALYZE_BASE;
 
 	if (!st->kernel_failed[side]) {
 		strbuf_addf(&out->reason, "%s: the host could not start the "
 			    "%s kernel's guests: %s", arch,
-			    side == SCHEDULE_BASE ? "base" : "patched",
+			    analyze_side_str(side),
 			    st->last_failure[side].len ?
 			    st->last_failure[side].buf : "no boot finished");
 		return PIPELINE_RETRY;
 	}
 	strbuf_addf(&out->reason, "%s: the %s kernel did not boot to a "
 		    "complete result: %s", arch,
-		    side == SCHEDULE_BASE ? "base" : "patched",
+		    analyze_side_str(side),
 		    st->last_failure[side].len ? st->last_failure[side].buf :
 		    "no boot finished");
-	out->fail_status = side == SCHEDULE_BASE ? "failed" : NULL;
+	out->fail_status = side == ANALYZE_BASE ? "failed" : NULL;
 	return PIPELINE_FAIL;
 }
 
 static enum pipeline_result run_arch(struct pipeline_ctx *ctx,
-				     const struct job *job, int arch,
+				     const struct job *job,
+				     const struct arch *arch,
 				     struct pipeline_outcome *out)
 {
 	const struct config *cfg = ctx->cfg;
-	const char *name = config_arch_str(arch);
-	const char *cache = build_cache_dir();
+	const char *name = arch->name;
+	const char *cache = cfg->cache_dir;
 	struct db_run_images im;
 	struct hosts_set set;
 	struct hosts_probe_kit kit;
@@ -219,7 +221,7 @@ static enum pipeline_result run_arch(struct pipeline_ctx *ctx,
 			    "and patched images", name);
 		return PIPELINE_FAIL;
 	}
-	if (guest_initramfs(name, cache, &initrd)) {
+	if (guest_initramfs(arch, cache, &initrd)) {
 		strbuf_addf(&out->reason, "%s: the guest initramfs cannot be "
 			    "packed (see the log)", name);
 		goto out;
@@ -231,7 +233,7 @@ static enum pipeline_result run_arch(struct pipeline_ctx *ctx,
 		strbuf_addf(&out->reason, "%s: cannot create", dir.buf);
 		goto out;
 	}
-	kit.kernel = im.image[SCHEDULE_BASE];
+	kit.kernel = im.image[ANALYZE_BASE];
 	kit.initrd = initrd;
 	kit.log_dir = dir.buf;
 	ret = hosts_open(ctx->db, cfg, arch, &kit, &set, &out->reason);
@@ -244,11 +246,11 @@ static enum pipeline_result run_arch(struct pipeline_ctx *ctx,
 	    kernels_fit_plan(&im, &pf, name, out))
 		goto out;
 	if (pf.plan->clock == PLAN_CLOCK_INSTRUCTIONS &&
-	    set.accel != VM_ACCEL_TCG) {
+	    set.accel != ARCH_TCG) {
 		strbuf_addf(&out->reason, "%s: the plan %s asks for "
 			    "instruction time, which only emulated (tcg) hosts "
 			    "have; the %s plan needs \"clock real\"", name,
-			    pf.path, vm_accel_str(set.accel));
+			    pf.path, arch_accel_str(set.accel));
 		goto out;
 	}
 	spec.memory_mib = pf.plan->memory_mib;
@@ -264,10 +266,10 @@ static enum pipeline_result run_arch(struct pipeline_ctx *ctx,
 	st.series_id = job->series_id;
 	st.im = &im;
 	st.hosts = &set;
-	stage_run_design(cfg, spec.icount, &spec);
+	spec.max_per_side = options_max_per_side(cfg);
 	design.series_id = job->series_id;
 	design.arch = name;
-	design.accel = vm_accel_str(set.accel);
+	design.accel = arch_accel_str(set.accel);
 	design.clock = plan_clock_str(pf.plan->clock);
 	design.seed = seed;
 	design.plan = pf.cmdline.buf;
@@ -286,14 +288,16 @@ static enum pipeline_result run_arch(struct pipeline_ctx *ctx,
 		goto out;
 	}
 
-	spec.kernel[SCHEDULE_BASE] = im.image[SCHEDULE_BASE];
-	spec.kernel[SCHEDULE_PATCHED] = im.image[SCHEDULE_PATCHED];
-	spec.initrd[SCHEDULE_BASE] = spec.initrd[SCHEDULE_PATCHED] = initrd;
+	spec.kernel[ANALYZE_BASE] = im.image[ANALYZE_BASE];
+	spec.kernel[ANALYZE_PATCHED] = im.image[ANALYZE_PATCHED];
+	spec.initrd[ANALYZE_BASE] = spec.initrd[ANALYZE_PATCHED] = initrd;
 	spec.plan_cmdline = pf.cmdline.buf;
 	spec.arch = set.hosts[0].sched.arch;
 	spec.accel = (int)set.accel;
 	spec.timeout_s = (unsigned int)cfg->limits.boot_timeout_s;
 	spec.seed = seed;
+	options_stats(cfg, &spec.stats);
+	spec.stats.repeatable = spec.icount;
 	spec.log_dir = dir.buf;
 	spec.on_start = on_start;
 	spec.on_boot = on_boot;
@@ -301,7 +305,7 @@ static enum pipeline_result run_arch(struct pipeline_ctx *ctx,
 	spec.stop = ctx->stop;
 	log_info("run", "series %lld: %s run %lld on %zu %s host%s, seed "
 		 "%llu", job->series_id, name, st.run_id, set.n,
-		 vm_accel_str(set.accel), set.n == 1 ? "" : "s",
+		 arch_accel_str(set.accel), set.n == 1 ? "" : "s",
 		 (unsigned long long)seed);
 	if (runner_run(&spec, set.hosts, set.n, &rep)) {
 		strbuf_addf(&out->reason, "%s: the run could not start (see "
@@ -349,28 +353,16 @@ out:
 	return r;
 }
 
-void stage_run_design(const struct config *cfg, int icount,
-		      struct runner_spec *spec)
-{
-	spec->max_per_side = cfg->stats.max_boots_per_side > 0 ?
-			     (size_t)cfg->stats.max_boots_per_side : 10;
-	stats_opts_init(&spec->stats);
-	spec->stats.threshold = cfg->stats.threshold_pct / 100;
-	spec->stats.alpha = cfg->stats.alpha;
-	spec->stats.min_samples = (size_t)cfg->stats.min_samples;
-	spec->stats.repeatable = icount;
-}
-
 enum pipeline_result stage_run(struct pipeline_ctx *ctx,
 			       const struct job *job,
 			       struct pipeline_outcome *out)
 {
+	const struct config_arch_cfg *ac;
 	enum pipeline_result r;
-	enum config_arch a;
 	int interrupted = 0;
 
 	out->fail_status = "failed";
-	if (pipeline_job_arch(ctx, job, &a, &out->reason))
+	if (pipeline_job_arch(ctx, job, &ac, &out->reason))
 		return PIPELINE_FAIL;
 	if (db_run_interrupt(ctx->db, job->series_id, job->arch,
 			     &interrupted)) {
@@ -384,7 +376,7 @@ enum pipeline_result stage_run(struct pipeline_ctx *ctx,
 			 interrupted == 1 ? " was" : "s were");
 	if (ctx->stop && *ctx->stop)
 		return PIPELINE_INTERRUPTED;
-	r = run_arch(ctx, job, a, out);
+	r = run_arch(ctx, job, ac->arch, out);
 	if (r == PIPELINE_OK)
 		out->fail_status = NULL;
 	return r;

@@ -33,19 +33,7 @@
 #ifndef KREGRESS_STAGE_RUN_H
 #define KREGRESS_STAGE_RUN_H
 
-#include "config.h"
 #include "pipeline.h"
-#include "runner.h"
-
-/*
- * The design of cfg's runs into spec: the budget (stats.max_boots_per_side)
- * and the statistics the runner's looks use (stats.threshold_pct, alpha,
- * min_samples; repeatable when the plan's clock is instruction time,
- * icount).  What stage_run() gives the runner, and what
- * tests/unit/t-stats-sim.c simulates.
- */
-void stage_run_design(const struct config *cfg, int icount,
-		      struct runner_spec *spec);
 
 enum pipeline_result stage_run(struct pipeline_ctx *ctx,
 			       const struct job *job,

@@ -2,14 +2,18 @@
  * t-stats-sim.c - false alarms and power of the design the daemon runs.
  *
  * The design is not restated here: it is config.example.json's (the
- * shipped configuration) as stage_run_design() gives it to the runner,
- * and the runner's own rounds and looks (runner_design_round(),
- * runner_design_look(): rounds of one ABBA block, a look after each at
+ * shipped configuration) as stage_run.c gives it to the runner
+ * (options_stats(), options_max_per_side(); repeatable with instruction
+ * time), the runner's own rounds (runner_round(), runner_budget(): one
+ * ABBA block a round up to stats.max_boots_per_side) and its look after
+ * each (analyze_set_look() on a stats_seq_init() design: every metric at
  * the alpha the spending function gives, decided when every primary
- * metric is decisive, up to stats.max_boots_per_side).  The verdict is
- * the analysis's: stage_analyze_options() at the alpha of the run's last
- * look (stats_seq_replay()), on one value per boot.  Only the boots are
- * simulated: their values are drawn here.
+ * metric is decisive, a change only when p < alpha / k over the k primary
+ * metrics).  The verdict is the analysis's: stage_analyze_options() and
+ * analyze_set_final() from the run's recorded design and looks, then
+ * analyze_adjust() (Holm within the run) for what a report calls a
+ * change.  Only the boots are simulated: their values are drawn here,
+ * one per boot.
  *
  * A/A, 5,000 runs per row: lognormal noise of CV 1, 3, 5 and 10%; a
  * bimodal mixture (70% in one mode, 30% in a second one 1.89 CV higher,
@@ -20,7 +24,10 @@
  * null, and the untied null's interval when that cannot reach alpha,
  * stats_opts.repeatable).  Every significant verdict (regression,
  * improvement, likely-*, minor) is a false alarm: at most alpha of the
- * metrics; regression + improvement at most 1%.
+ * metrics; regression + improvement at most 1%; a run with a change its
+ * report could call (a regression or improvement whose Holm p within the
+ * run is below its alpha; report.c also asks for an interval that
+ * excludes 0) at most alpha of the runs.
  *
  * Power: a 10% regression at CV 3% is a regression in >= 95% of 2,000
  * runs, with real time and with instruction time.
@@ -33,10 +40,11 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
+#include "analyze.h"
 #include "config.h"
+#include "options.h"
 #include "runner.h"
 #include "stage_analyze.h"
-#include "stage_run.h"
 #include "stats.h"
 #include "strbuf.h"
 #include "tap.h"
@@ -80,62 +88,86 @@ static double draw(gsl_rng *g, const struct cell *c, double scale)
 
 struct outcome {
 	enum stats_verdict verdict[METRICS_MAX];
+	int reported;		/* a change the run's report would call */
 	size_t boots;		/* a side, at the end */
 	size_t looks;
 };
+
+/* What stage_run.c gives the runner for cfg. */
+static void design(const struct cell *c, struct runner_spec *spec)
+{
+	memset(spec, 0, sizeof(*spec));
+	spec->icount = c->repeatable;
+	spec->max_per_side = options_max_per_side(cfg);
+	options_stats(cfg, &spec->stats);
+	spec->stats.repeatable = spec->icount;
+}
 
 /* One run of the daemon's design; shift is the patched side's change. */
 static void run_one(gsl_rng *g, const struct cell *c, double shift,
 		    struct outcome *out)
 {
-	static double values[METRICS_MAX][2][BOOTS_MAX];
-	struct runner_metric m[METRICS_MAX];
+	struct analyze_metric *m[METRICS_MAX];
+	struct analyze_set set;
 	struct runner_spec spec;
-	struct runner_design d;
+	struct stats_seq seq;
 	struct stats_opts o;
-	struct stats_result r;
+	struct strbuf err = STRBUF_INIT;
 	enum analyze_fdr fdr;
+	enum analyze_next next = ANALYZE_MORE;
 	size_t looks[BOOTS_MAX], nlooks = 0, n = 0, k, i;
+	char name[16];
 	int j;
 
-	memset(&spec, 0, sizeof(spec));
-	stage_run_design(cfg, c->repeatable, &spec);
+	design(c, &spec);
 	spec.stats.bootstrap = 0;	/* a cross-check, never the verdict */
-	runner_design_init(&d, &spec);
-	memset(m, 0, sizeof(m));
+	analyze_set_init(&set);
 	for (j = 0; j < c->metrics; j++) {
-		m[j].primary = 1;
-		m[j].direction = STATS_LOWER_IS_BETTER;
-		m[j].values[0] = values[j][0];
-		m[j].values[1] = values[j][1];
+		snprintf(name, sizeof(name), "m%d", j);
+		analyze_metric_get(&set, "sim", name, "{}", &err)->primary = 1;
 	}
-	while ((k = runner_design_round(&d, n)) && n + k <= BOOTS_MAX) {
+	/* Taken once the set has all of them (it grows by realloc). */
+	for (j = 0; j < c->metrics; j++)
+		m[j] = &set.m[j];
+	stats_seq_init(&seq, spec.stats.alpha, runner_budget(&spec));
+	while (next == ANALYZE_MORE && (k = runner_round(&spec, n)) &&
+	       n + k <= BOOTS_MAX) {
 		for (j = 0; j < c->metrics; j++)
 			for (i = n; i < n + k; i++) {
-				values[j][0][i] = draw(g, c, 100);
-				values[j][1][i] = draw(g, c, 100 * (1 + shift));
+				analyze_metric_push(m[j], ANALYZE_BASE,
+						    (long long)i,
+						    draw(g, c, 100));
+				analyze_metric_push(m[j], ANALYZE_PATCHED,
+						    (long long)i,
+						    draw(g, c,
+							 100 * (1 + shift)));
 			}
 		n += k;
-		for (j = 0; j < c->metrics; j++)
-			m[j].n[0] = m[j].n[1] = n;
 		looks[nlooks++] = n;
-		if (runner_design_look(&d, &spec.stats, m, c->metrics, n) !=
-		    RUNNER_LOOK_MORE)
-			break;
+		if (analyze_set_look(&set, &seq, n, &spec.stats, &next))
+			next = ANALYZE_MORE;
 	}
-	/* The analysis of the stored run. */
+	/* The analysis of the stored run, from its recorded design. */
 	stage_analyze_options(cfg, &o, &fdr);
 	o.repeatable = c->repeatable;
-	o.alpha = stats_seq_replay(cfg->stats.alpha, spec.max_per_side,
-				   looks, nlooks);
+	analyze_set_final(&set, &o, cfg->stats.alpha, spec.max_per_side,
+			  looks, nlooks);
+	analyze_adjust(&set, 1, fdr);
+	out->reported = 0;
 	for (j = 0; j < c->metrics; j++) {
-		if (stats_compare_samples(values[j][0], n, values[j][1], n, &o,
-					  &r) < 0)
-			r.verdict = STATS_INSUFFICIENT_DATA;
-		out->verdict[j] = r.verdict;
+		const struct analyze_metric *a = &set.m[j];
+		enum stats_verdict v = a->compared ? a->r.verdict :
+				       STATS_INSUFFICIENT_DATA;
+
+		out->verdict[j] = v;
+		if ((v == STATS_REGRESSION || v == STATS_IMPROVEMENT) &&
+		    a->p_holm < a->r.alpha)
+			out->reported = 1;
 	}
 	out->boots = n;
 	out->looks = nlooks;
+	analyze_set_release(&set);
+	strbuf_release(&err);
 }
 
 static int significant(enum stats_verdict v)
@@ -148,12 +180,14 @@ static int significant(enum stats_verdict v)
 static void aa(gsl_rng *g, const struct cell *c, int runs)
 {
 	int count[STATS_IMPROVEMENT + 1] = { 0 }, i, j, metrics = 0, sig = 0;
+	int reported = 0;
 	double boots = 0, alarm, rate;
 	struct outcome out;
 
 	for (i = 0; i < runs; i++) {
 		run_one(g, c, 0, &out);
 		boots += out.boots;
+		reported += out.reported;
 		for (j = 0; j < c->metrics; j++) {
 			count[out.verdict[j]]++;
 			sig += significant(out.verdict[j]);
@@ -176,6 +210,9 @@ static void aa(gsl_rng *g, const struct cell *c, int runs)
 	   c->cv * 100, rate * 100, cfg->stats.alpha);
 	ok(alarm <= 0.01, "A/A %s %.1f%%: regression + improvement in %.2f%% "
 	   "<= 1%%", c->name, c->cv * 100, alarm * 100);
+	ok(reported <= cfg->stats.alpha * runs, "A/A %s %.1f%%: a change "
+	   "Holm confirms within the run in %.2f%% of the runs <= alpha %g",
+	   c->name, c->cv * 100, 100.0 * reported / runs, cfg->stats.alpha);
 }
 
 static void power(gsl_rng *g, const struct cell *c, int runs)
@@ -220,7 +257,6 @@ int main(void)
 	const char *src = getenv("KREGRESS_SRC");
 	struct strbuf path = STRBUF_INIT, err = STRBUF_INIT;
 	struct config *c = NULL;
-	struct runner_design d;
 	struct runner_spec spec;
 	gsl_rng *g;
 	size_t i;
@@ -231,14 +267,12 @@ int main(void)
 		return done_testing();
 	}
 	cfg = c;
-	memset(&spec, 0, sizeof(spec));
-	stage_run_design(cfg, 0, &spec);
-	runner_design_init(&d, &spec);
+	design(&aa_cells[0], &spec);
 	g = gsl_rng_alloc(gsl_rng_mt19937);
 	gsl_rng_set(g, 20261129);
 	diag("the design of %s: rounds of %zu boots a side up to %zu, "
 	     "alpha %g, T %g%%, at least %zu boots a side", path.buf,
-	     d.pairs, d.budget, spec.stats.alpha, spec.stats.threshold * 100,
+	     runner_round(&spec, 0), runner_budget(&spec), spec.stats.alpha, spec.stats.threshold * 100,
 	     spec.stats.min_samples);
 	diag("%-22s %6s %8s %8s %8s %8s %8s %8s %5s", "A/A, 5,000 runs",
 	     "CV", "reg+imp", "likely", "minor", "no-chg", "inconcl",
