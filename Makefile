@@ -187,14 +187,32 @@ check:
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory check-all
 
+# After the tests it fuzzes each harness for CHECK_FUZZ_SECONDS and runs
+# the benchmarks once in smoke mode, so that neither rots unseen.
+CHECK_FUZZ_SECONDS ?= 10
+
 check-all: programs
 	$(Q)$(TEST_ENV) tests/services.sh $(CURDIR)/tests/run-one \
 		$(CHECK_FAST_TESTS) $(CHECK_SLOW_TESTS)
+	@$(MAKE) --no-print-directory check-fuzz \
+		FUZZ_SECONDS=$(CHECK_FUZZ_SECONDS)
+	@$(MAKE) --no-print-directory bench-smoke
 
 bench: programs
 	$(Q)set -e; for b in $(BENCHMARKS); do $(TEST_ENV) $$b; done
 
-.PHONY: check check-all check-fast bench
+# Smoke mode (KREGRESS_BENCH_SMOKE=1): the benchmarks of BENCH_SMOKE at
+# their smallest sizes, one run each; only their exit status counts.
+BENCH_SMOKE = $(addprefix $(BUILD)/bench/,analyze-series jobq-rate \
+	      mbox-parse stats-compare)
+
+bench-smoke: programs
+	$(Q)set -e; for b in $(BENCH_SMOKE); do \
+		echo "bench-smoke: $$b"; \
+		$(TEST_ENV) KREGRESS_BENCH_SMOKE=1 $$b >$$b.smoke.log 2>&1 || \
+		{ tail -20 $$b.smoke.log; exit 1; }; done
+
+.PHONY: check check-all check-fast bench bench-smoke
 
 # A package counts as present when an installed one is or provides it
 # (a Node.js build that bundles npm provides npm, and conflicts with it).
@@ -245,12 +263,16 @@ example: programs
 .PHONY: example
 
 # The migrations are compiled into the binaries; the example configuration
-# is installed for the administrator to copy to /etc/kregress.
+# is installed for the administrator to copy to /etc/kregress, naming the
+# installed plans (in the source tree it names workloads/plans/, relative
+# to itself, for make run).
 install: programs $(INSTALL_EXTRA)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) $(DESTDIR)$(DATADIR)
 	install -m 755 $(BUILD)/kregress $(DESTDIR)$(BINDIR)/kregress
 	install -m 755 $(BUILD)/kregressd $(DESTDIR)$(SBINDIR)/kregressd
-	install -m 644 config.example.json $(DESTDIR)$(DATADIR)/
+	sed 's|"workloads/plans/|"$(DATADIR)/plans/|' config.example.json \
+		>$(DESTDIR)$(DATADIR)/config.example.json
+	chmod 644 $(DESTDIR)$(DATADIR)/config.example.json
 .PHONY: install
 
 clean:

@@ -55,6 +55,7 @@
 #include "apply.h"
 #include "diff.h"
 #include "log.h"
+#include "tree.h"
 
 struct apply_repo {
 	git_repository *repo;
@@ -110,14 +111,13 @@ int apply_repo_open(const char *path, struct apply_repo **out)
 	struct apply_repo *r;
 
 	*out = NULL;
-	git_libgit2_init();
+	tree_git_init();
 	r = xcalloc(1, sizeof(*r));
 	if (git_repository_open_ext(&r->repo, path,
 				    GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0) {
 		error("apply", "%s: cannot open repository: %s", path,
 		      git_msg());
 		free(r);
-		git_libgit2_shutdown();
 		return -1;
 	}
 	r->path = xstrdup(path);
@@ -132,7 +132,6 @@ void apply_repo_free(struct apply_repo *r)
 	git_repository_free(r->repo);
 	free(r->path);
 	free(r);
-	git_libgit2_shutdown();
 }
 
 static int resolve_commit(git_repository *repo, const char *rev,

@@ -74,18 +74,16 @@ struct parser {
 	int repair_tries;
 };
 
-/* Copies text into a reason, replacing what is not printable. */
+/* Copies text into a reason: UTF-8 stays, other bytes read \xNN. */
 static void set_reason(char *dst, const char *prefix, const char *s,
 		       size_t len)
 {
-	size_t n = strlen(prefix), i;
+	size_t n = strlen(prefix);
 
 	if (dst[0])
 		return;		/* the first reason is kept */
 	memcpy(dst, prefix, n);
-	for (i = 0; i < len && n < CONSOLE_REASON_MAX - 1; i++)
-		dst[n++] = (s[i] >= 0x20 && s[i] < 0x7f) ? s[i] : '?';
-	dst[n] = 0;
+	frame_text(dst + n, CONSOLE_REASON_MAX - n, s, len);
 }
 
 static void check_panic(struct parser *p, const char *s, size_t len)

@@ -9,6 +9,7 @@
  */
 #include <string.h>
 
+#include "frame.h"
 #include "guestlog.h"
 
 struct pattern {
@@ -61,7 +62,7 @@ const char *guestlog_event_str(enum guestlog_event ev)
 
 static void keep_reason(struct guestlog *gl, const char *line)
 {
-	size_t i, n = 0;
+	size_t n;
 
 	/* Drop the "[    1.234567] " timestamp a kernel may prefix. */
 	if (line[0] == '[') {
@@ -73,11 +74,7 @@ static void keep_reason(struct guestlog *gl, const char *line)
 				line++;
 		}
 	}
-	for (i = 0; line[i] && n < sizeof(gl->reason) - 1; i++) {
-		unsigned char c = (unsigned char)line[i];
-
-		gl->reason[n++] = (c >= 0x20 && c < 0x7f) ? (char)c : '?';
-	}
+	n = frame_text(gl->reason, sizeof(gl->reason), line, strlen(line));
 	while (n && gl->reason[n - 1] == ' ')
 		n--;
 	gl->reason[n] = '\0';

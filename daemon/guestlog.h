@@ -6,7 +6,8 @@
  * (soft lockup, RCU stall, hung task).  The KREGRESS result lines are not
  * interpreted here; console.c (the result protocol) owns them.  Console
  * text is untrusted guest output: lines are cut at GUESTLOG_LINE_MAX and
- * the reason kept is sanitised to printable ASCII.
+ * the reason kept is one line: UTF-8 text stays, control characters and
+ * bytes that are not UTF-8 read \xNN (frame_text()).
  */
 #ifndef KREGRESS_GUESTLOG_H
 #define KREGRESS_GUESTLOG_H
@@ -25,7 +26,7 @@ enum guestlog_event {
 
 struct guestlog {
 	enum guestlog_event event;	/* the worst seen so far */
-	char reason[GUESTLOG_REASON_MAX];	/* its first line, sanitised */
+	char reason[GUESTLOG_REASON_MAX];	/* its first line, escaped */
 	int reached_init;	/* the kernel ran /init ("Run /init ...") */
 	const char *end_prefix;	/* borrowed; a line starting so = done */
 	int end_seen;		/* such a line was seen */

@@ -336,9 +336,14 @@ out:
 	strbuf_release(&fixed);
 }
 
-/* Stops the workers; releases the leases of those that do not stop. */
+/*
+ * Stops the workers; releases the leases of those that do not stop.  A
+ * worker in a run waits for the boots under way, each ended by its
+ * deadline (limits.boot_timeout_s): the grace covers one of those.
+ */
 static void stop_workers(struct db *db, struct worker *w, int n)
 {
+	int grace = SHUTDOWN_GRACE_S + config_get()->limits.boot_timeout_s;
 	struct timespec deadline;
 	int i;
 
@@ -347,7 +352,7 @@ static void stop_workers(struct db *db, struct worker *w, int n)
 	pthread_cond_broadcast(&idle_cond);
 	pthread_mutex_unlock(&idle_lock);
 	clock_gettime(CLOCK_REALTIME, &deadline);
-	deadline.tv_sec += SHUTDOWN_GRACE_S;
+	deadline.tv_sec += grace;
 	for (i = 0; i < n; i++) {
 		long long id;
 
@@ -363,7 +368,7 @@ static void stop_workers(struct db *db, struct worker *w, int n)
 		workers_stuck++;
 		if (id && !jobq_release(db, id, w[i].owner))
 			log_info("worker", "%d: did not stop in %d s; job "
-				 "%lld released", i, SHUTDOWN_GRACE_S, id);
+				 "%lld released", i, grace, id);
 	}
 }
 

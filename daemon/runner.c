@@ -388,6 +388,21 @@ static void *worker(void *arg)
 	return NULL;
 }
 
+size_t runner_budget(const struct runner_spec *spec)
+{
+	return spec->max_per_side ? spec->max_per_side : 10;
+}
+
+size_t runner_round(const struct runner_spec *spec, size_t done)
+{
+	size_t pairs = spec->pairs_per_round ? spec->pairs_per_round : 2;
+	size_t budget = runner_budget(spec);
+
+	if (done >= budget)
+		return 0;
+	return done + pairs > budget ? budget - done : pairs;
+}
+
 /*
  * The look after a round: every metric compared at this look's alpha
  * (analyze_set_look(), what the analysis takes again from the stored
@@ -411,8 +426,6 @@ int runner_run(const struct runner_spec *spec, struct runner_host *hosts,
 	struct stats_seq seq;
 	enum analyze_side *order = NULL;
 	pthread_t tids[RUNNER_THREADS_MAX];
-	size_t pairs = spec->pairs_per_round ? spec->pairs_per_round : 2;
-	size_t budget = spec->max_per_side ? spec->max_per_side : 10;
 	size_t i, nthreads = 0, started = 0;
 	unsigned int order_no = 0;
 
@@ -434,20 +447,19 @@ int runner_run(const struct runner_spec *spec, struct runner_host *hosts,
 	r.nhosts = nhosts;
 	r.rep = rep;
 	schedule_rng_init(&rng, spec->seed);
-	stats_seq_init(&seq, spec->stats.alpha, budget);
-	order = xcalloc(2 * pairs, sizeof(*order));
-	r.slots = xcalloc(2 * pairs, sizeof(*r.slots));
+	stats_seq_init(&seq, spec->stats.alpha, runner_budget(spec));
+	/* The first round is the largest. */
+	order = xcalloc(2 * runner_round(spec, 0), sizeof(*order));
+	r.slots = xcalloc(2 * runner_round(spec, 0), sizeof(*r.slots));
 
 	for (;;) {
-		size_t done = r.ok[0] < r.ok[1] ? r.ok[0] : r.ok[1];
-		size_t want = pairs;
+		size_t want = runner_round(spec, r.ok[0] < r.ok[1] ?
+					   r.ok[0] : r.ok[1]);
 
-		if (done >= budget) {
+		if (!want) {
 			rep->end = RUNNER_BUDGET;
 			break;
 		}
-		if (done + want > budget)
-			want = budget - done;
 		schedule_abba(&rng, want, order);
 		for (i = 0; i < 2 * want; i++) {
 			r.slots[i].side = order[i];

@@ -110,6 +110,18 @@ void runner_place_take(const char *uri, const struct arch *arch,
 void runner_place_give(const char *uri, const struct arch *arch);
 
 /*
+ * The run's rounds (pure; runner_run()'s own, exposed so that
+ * tests/unit/t-stats-sim.c simulates the design the daemon runs): the
+ * budget is max_per_side boots a side (0: 10), and the round after done
+ * boots a side adds pairs_per_round of them (0: 2, one ABBA block), fewer
+ * at the budget's end, none once it is spent.  After each round the run
+ * takes analyze_set_look() at n, the smaller side's usable boots, with a
+ * stats_seq_init() design of (stats.alpha, runner_budget()).
+ */
+size_t runner_budget(const struct runner_spec *spec);
+size_t runner_round(const struct runner_spec *spec, size_t done);
+
+/*
  * Runs the comparison.  Returns 0 with *rep filled (release it with
  * runner_report_release()), -1 on a bad spec (logged).  Boot failures
  * are results, reported through on_boot() and rep->failed_boots.

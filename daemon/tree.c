@@ -21,6 +21,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +38,18 @@
 #include "sha256.h"
 #include "strbuf.h"
 #include "tree.h"
+
+static pthread_once_t git_once = PTHREAD_ONCE_INIT;
+
+static void git_init_once(void)
+{
+	git_libgit2_init();
+}
+
+void tree_git_init(void)
+{
+	pthread_once(&git_once, git_init_once);
+}
 
 static const char *git_msg(void)
 {
@@ -216,7 +229,7 @@ int tree_import(const char *tarball, const char *dir, int *already)
 	int ret = -1;
 
 	*already = 0;
-	git_libgit2_init();
+	tree_git_init();
 	if (stat(tarball, &st) < 0) {
 		error("tree", "%s: %s", tarball, strerror(errno));
 		goto out;
@@ -275,7 +288,6 @@ out:
 	strbuf_release(&tmp);
 	strbuf_release(&have);
 	free(tcopy);
-	git_libgit2_shutdown();
 	return ret;
 }
 
@@ -293,7 +305,7 @@ int tree_fetch(const char *repo_path, const char *remote_name,
 	git_strarray specs = { &specp, 1 };
 	int ret = -1;
 
-	git_libgit2_init();
+	tree_git_init();
 	git_fetch_options_init(&fo, GIT_FETCH_OPTIONS_VERSION);
 	if (git_repository_open_ext(&repo, repo_path,
 				    GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0) {
@@ -339,7 +351,6 @@ out:
 	git_remote_free(remote);
 	git_config_free(cfg);
 	git_repository_free(repo);
-	git_libgit2_shutdown();
 	return ret;
 }
 
@@ -370,7 +381,7 @@ int tree_resolve(const char *repo_path, const char *rev, char out[41])
 
 	if (!*rev || strlen(rev) > 256)
 		return error("tree", "%.64s: not a revision", rev);
-	git_libgit2_init();
+	tree_git_init();
 	if (git_repository_open_ext(&repo, repo_path,
 				    GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0 ||
 	    peel_commit(repo, rev, &commit) < 0) {
@@ -383,7 +394,6 @@ int tree_resolve(const char *repo_path, const char *rev, char out[41])
 out:
 	git_commit_free(commit);
 	git_repository_free(repo);
-	git_libgit2_shutdown();
 	return ret;
 }
 
@@ -446,7 +456,7 @@ int tree_worktree_open(const char *repo_path, const char *wt_path,
 	int ret = -1;
 
 	*out = NULL;
-	git_libgit2_init();
+	tree_git_init();
 	wt = xcalloc(1, sizeof(*wt));
 	wt->path = xstrdup(wt_path);
 	if (!access(wt_path, F_OK)) {
@@ -543,8 +553,6 @@ out:
 	git_commit_free(commit);
 	git_worktree_free(gw);
 	git_repository_free(main);
-	if (ret < 0)
-		git_libgit2_shutdown();
 	return ret;
 }
 
@@ -555,7 +563,6 @@ void tree_worktree_free(struct tree_worktree *wt)
 	git_repository_free(wt->repo);
 	free(wt->path);
 	free(wt);
-	git_libgit2_shutdown();
 }
 
 int tree_worktree_head(struct tree_worktree *wt, char out[41])

@@ -11,6 +11,18 @@
 #include <stddef.h>
 
 /*
+ * Initialises libgit2 for the life of the process, once; every libgit2
+ * entry point of tree.c and apply.c calls it first.  libgit2 keeps a
+ * state per thread (the last error), and a shutdown frees only the
+ * calling thread's: when each call initialised and shut libgit2 down, the
+ * last call under way dropped the state of every other thread still
+ * running, a leak (kregressd's workers and tree refresher,
+ * tests/unit/t-tree.c).  Never shut down, each thread's state is freed
+ * when the thread ends.
+ */
+void tree_git_init(void);
+
+/*
  * Makes dir a git repository with one commit holding the contents of
  * tarball (a linux-source-X.tar.xz: one top-level directory, stripped).
  * Debian's top-level .gitignore rule that ignores everything is dropped

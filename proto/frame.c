@@ -102,26 +102,75 @@ static int put(char *out, size_t outsz, size_t *len, const char *s,
 	return 0;
 }
 
+size_t frame_utf8(const char *s, size_t n, uint32_t *cp)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	uint32_t c, min;
+	size_t len, i;
+
+	if (!n)
+		return 0;
+	if (p[0] < 0x80) {
+		*cp = p[0];
+		return 1;
+	}
+	if (p[0] >= 0xc2 && p[0] <= 0xdf) {
+		len = 2, c = p[0] & 0x1f, min = 0x80;
+	} else if (p[0] >= 0xe0 && p[0] <= 0xef) {
+		len = 3, c = p[0] & 0x0f, min = 0x800;
+	} else if (p[0] >= 0xf0 && p[0] <= 0xf4) {
+		len = 4, c = p[0] & 0x07, min = 0x10000;
+	} else {
+		return 0;	/* a continuation byte, 0xc0, 0xc1, >= 0xf5 */
+	}
+	if (len > n)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		c = c << 6 | (p[i] & 0x3f);
+	}
+	/* Overlong forms, UTF-16 surrogates and beyond U+10FFFF are not
+	 * characters. */
+	if (c < min || (c >= 0xd800 && c <= 0xdfff) || c > 0x10ffff)
+		return 0;
+	*cp = c;
+	return len;
+}
+
 int frame_json_str(char *out, size_t outsz, size_t *len, const char *s)
 {
-	char esc[8];
+	size_t left = strlen(s), k;
+	char esc[16];
+	uint32_t c;
 
 	if (put(out, outsz, len, "\"", 1))
 		return -1;
-	for (; *s; s++) {
-		unsigned char c = *s;
-
-		if (c == '"' || c == '\\') {
+	for (; left; s += k, left -= k) {
+		k = frame_utf8(s, left, &c);
+		if (!k) {
+			/* No character: the text "\xNN", as the kernel's
+			 * own escaping (%*pE) prints a byte. */
+			k = 1;
+			snprintf(esc, sizeof(esc), "\\\\x%02x",
+				 (unsigned char)*s);
+		} else if (c == '"' || c == '\\') {
 			esc[0] = '\\';
-			esc[1] = c;
+			esc[1] = (char)c;
 			esc[2] = 0;
-		} else if (c < 0x20 || c >= 0x7f) {
-			/* Bytes >= 0x80 as Latin-1: the output is ASCII and
-			 * valid JSON whatever the input's encoding. */
-			snprintf(esc, sizeof(esc), "\\u%04x", c);
-		} else {
-			esc[0] = c;
+		} else if (c < 0x20 || c == 0x7f) {
+			snprintf(esc, sizeof(esc), "\\u%04x", (unsigned)c);
+		} else if (c < 0x80) {
+			esc[0] = (char)c;
 			esc[1] = 0;
+		} else if (c < 0x10000) {
+			snprintf(esc, sizeof(esc), "\\u%04x", (unsigned)c);
+		} else {
+			/* Beyond the BMP: a UTF-16 surrogate pair. */
+			c -= 0x10000;
+			snprintf(esc, sizeof(esc), "\\u%04x\\u%04x",
+				 (unsigned)(0xd800 + (c >> 10)),
+				 (unsigned)(0xdc00 + (c & 0x3ff)));
 		}
 		/* Leave room for the closing quote. */
 		if (*len + strlen(esc) + 2 > outsz)
@@ -130,5 +179,33 @@ int frame_json_str(char *out, size_t outsz, size_t *len, const char *s)
 	}
 	if (put(out, outsz, len, "\"", 1))
 		return -1;
-	return *s ? -1 : 0;
+	return left ? -1 : 0;
+}
+
+size_t frame_text(char *dst, size_t size, const char *s, size_t len)
+{
+	size_t n = 0, k;
+	char esc[8];
+	uint32_t c;
+
+	if (!size)
+		return 0;
+	for (; len; s += k, len -= k) {
+		k = frame_utf8(s, len, &c);
+		if (k && c >= 0x20 && c != 0x7f) {
+			if (n + k >= size)
+				break;
+			memcpy(dst + n, s, k);
+			n += k;
+			continue;
+		}
+		k = 1;
+		snprintf(esc, sizeof(esc), "\\x%02x", (unsigned char)*s);
+		if (n + 4 >= size)
+			break;
+		memcpy(dst + n, esc, 4);
+		n += 4;
+	}
+	dst[n] = 0;
+	return n;
 }

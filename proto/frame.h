@@ -48,11 +48,30 @@ int frame_end(char *out, size_t outsz, const char *nonce,
 	      unsigned long count);
 
 /*
- * Appends s as a JSON string (with quotes; control characters and bytes
- * >= 0x7f escaped as \u00XX, so the result is ASCII) to out, which holds
- * *len bytes of outsz.  On overflow the string is cut and -1 returned;
- * out stays NUL-terminated.
+ * The length of the UTF-8 character at s, which holds n bytes: 1 to 4
+ * for a well-formed one (shortest form, not a UTF-16 surrogate, at most
+ * U+10FFFF), its code point in *cp; 0 when s starts none (n is 0, or
+ * s[0] is a byte no character starts with here).
+ */
+size_t frame_utf8(const char *s, size_t n, uint32_t *cp);
+
+/*
+ * Appends s as a JSON string (with quotes) to out, which holds *len bytes
+ * of outsz.  Text that is UTF-8 stays that text, written as \uXXXX
+ * escapes so that the result is ASCII; a byte that starts no character
+ * becomes the four characters \xNN (JSON "\\xNN"), as the kernel's own
+ * escaping prints a byte: the bytes "caf\xc3\xa9" read back as "caf" and
+ * U+00E9, the bytes "caf\xe9" as the seven characters caf\xe9.  On overflow the string is cut
+ * between characters and -1 returned; out stays NUL-terminated.
  */
 int frame_json_str(char *out, size_t outsz, size_t *len, const char *s);
+
+/*
+ * Copies len bytes of console text s into dst (size bytes, NUL-terminated)
+ * as one line for a reason: UTF-8 characters stay, control characters and
+ * bytes that start no character become \xNN.  Cut between characters to
+ * fit; returns the length written.
+ */
+size_t frame_text(char *dst, size_t size, const char *s, size_t len);
 
 #endif

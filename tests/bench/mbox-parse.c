@@ -6,7 +6,8 @@
  * Prints messages/s for reading (mail.c: split + GMime), for grouping
  * (series.c) and the process's peak RSS (getrusage ru_maxrss).  Targets
  * from the issue: >= 5,000 messages/s, peak RSS < 100 MB.  Figures only,
- * no pass/fail.  Usage: mbox-parse [MESSAGES]
+ * no pass/fail.  Usage: mbox-parse [MESSAGES] (100 in smoke mode,
+ * KREGRESS_BENCH_SMOKE=1)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,7 +86,8 @@ static int count_cb(struct mail *m, const struct mail_skip *skip,
 
 int main(int argc, char **argv)
 {
-	int n = argc > 1 ? atoi(argv[1]) : 10000;
+	int n = argc > 1 ? atoi(argv[1]) :
+		getenv("KREGRESS_BENCH_SMOKE") ? 100 : 10000;
 	char path[] = "/tmp/kregress-bench-XXXXXX";
 	struct mail_limits lim = { 0 };
 	struct mail_box box;

@@ -28,7 +28,9 @@
 #include "stats.h"
 
 #define N	10000
-#define RUNS	7
+#define RUNS	7	/* 1 in smoke mode (KREGRESS_BENCH_SMOKE) */
+
+static int runs = RUNS;
 
 static double now_ms(void)
 {
@@ -76,12 +78,12 @@ static void null_case(gsl_rng *g, size_t m, size_t n, int ties)
 			      1020 * exp(gsl_ran_gaussian(g, 0.05));
 	stats_opts_init(&o);
 	o.bootstrap = 0;
-	for (k = 0; k < RUNS; k++) {
+	for (k = 0; k < runs; k++) {
 		t0 = now_ms();
 		stats_compare_samples(x, m, y, n, &o, &r);
 		t[k] = now_ms() - t0;
 	}
-	best = best_median(t, RUNS, &med);
+	best = best_median(t, runs, &med);
 	bytes = r.mw.null_bytes;
 	printf("  %4zu x %-4zu %-8s %-11s %9.3f ms best, %9.3f ms median, "
 	       "null %7.0f KiB; p %.3g, %s\n", m, n, ties ? "ties" :
@@ -105,6 +107,8 @@ int main(void)
 	struct stats_boot bs;
 	int i, k;
 
+	if (getenv("KREGRESS_BENCH_SMOKE"))
+		runs = 1;
 	gsl_rng_set(g, 3);
 	for (i = 0; i < N; i++) {
 		base[i] = 1000 * exp(gsl_ran_gaussian(g, s));
@@ -112,7 +116,7 @@ int main(void)
 	}
 	stats_opts_init(&o);
 	o.bootstrap = 2000;
-	for (k = 0; k < RUNS; k++) {
+	for (k = 0; k < runs; k++) {
 		t0 = now_ms();
 		stats_compare_samples(base, N, new, N, &o, &r);
 		t_all[k] = now_ms() - t0;
@@ -131,20 +135,20 @@ int main(void)
 		t_bs[k] = now_ms() - t0;
 	}
 	printf("stats-compare: 2 x %d samples, %d bootstrap resamples, "
-	       "%d runs\n", N, o.bootstrap, RUNS);
-	best = best_median(t_all, RUNS, &med);
+	       "%d runs\n", N, o.bootstrap, runs);
+	best = best_median(t_all, runs, &med);
 	printf("  whole comparison        %8.2f ms best, %8.2f ms median "
 	       "(target <= 50 ms)\n", best, med);
-	best = best_median(t_mw, RUNS, &med);
+	best = best_median(t_mw, runs, &med);
 	printf("  Mann-Whitney U          %8.2f ms best, %8.2f ms median\n",
 	       best, med);
-	best = best_median(t_wl, RUNS, &med);
+	best = best_median(t_wl, runs, &med);
 	printf("  Welch on logs           %8.2f ms best, %8.2f ms median\n",
 	       best, med);
-	best = best_median(t_hl, RUNS, &med);
+	best = best_median(t_hl, runs, &med);
 	printf("  Hodges-Lehmann + CI     %8.2f ms best, %8.2f ms median "
 	       "(10^8 pairs, none stored)\n", best, med);
-	best = best_median(t_bs, RUNS, &med);
+	best = best_median(t_bs, runs, &med);
 	printf("  bootstrap (2000)        %8.2f ms best, %8.2f ms median\n",
 	       best, med);
 
@@ -169,7 +173,7 @@ int main(void)
 	       stats_verdict_str(r.verdict), r.change * 100, r.ci_lo * 100,
 	       r.ci_hi * 100, r.mw.method, r.boot.lo_bca, r.boot.hi_bca);
 	printf("Mann-Whitney null distribution, one verdict (test, p, HL "
-	       "interval), CPU time of %d runs:\n", RUNS);
+	       "interval), CPU time of %d runs:\n", runs);
 	null_case(g, 5, 80, 0);
 	null_case(g, 50, 50, 0);
 	null_case(g, 150, 150, 0);

@@ -205,6 +205,8 @@ if command -v script >/dev/null; then
 	grep -q $'\033\[[0-9]*A\r\033\[J' "$tmp/out" &&
 		grep -q 'fetch: running, attempt 1/5' "$tmp/out"
 	ok $? "watch on a terminal redraws its block in place"
+else
+	skip "script(1) (util-linux) is not installed: no terminal to watch on"
 fi
 before="$(sql "SELECT count(*) FROM series") $(sql "SELECT count(*) FROM job WHERE kind = 'fetch'")"
 daemon_stop 9

@@ -28,6 +28,9 @@ bzImage Image:
 	@[ ! -e evil-write2 ] || echo pwned > /var/tmp/kregress-escaped
 	@[ ! -e evil-loop ] || while :; do echo spam spam spam spam spam; done
 	@[ ! -e evil-sleep ] || sleep 600
+	@[ ! -e evil-mem ] || python3 -c 'import mmap; mmap.mmap(-1, 5 << 30)'
+	@[ ! -e evil-fsize ] || dd if=/dev/zero of=$(O)/big bs=1 count=1 seek=3G status=none
+	@[ ! -e limits ] || echo "limits: nproc $$(ulimit -u) fsize $$(ulimit -f) as $$(ulimit -v)"
 	@[ ! -e broken ] || { echo 'mm/memory.c:3:1: error: expected ; before }'; exit 2; }
 	mkdir -p $(O)/arch/x86/boot $(O)/arch/arm64/boot
 	echo kernel > $(O)/arch/x86/boot/bzImage
@@ -36,10 +39,14 @@ bzImage Image:
 	echo 'ffffffff81000000 T _text' > $(O)/System.map
 MK
 mkdir mm && echo 'int x;' > mm/memory.c
+# the escape target is this test's own, so that no other run's leftover
+# (nor this one's) fails another
+escaped=/var/tmp/kregress-escaped-${tmp##*/}
+sed -i "s|/var/tmp/kregress-escaped|$escaped|" Makefile
 git init -q . && git add -A && git_commit base
 git tag base
 
-plan 25
+plan 31
 
 kb() { ${KB_WRAP:-} "$KREGRESS_BUILD/kregress" build --tree "$tmp/tree" "$@"; }
 
@@ -54,12 +61,11 @@ ok $? "the option olddefconfig dropped is reported"
 grep -q 'compiled: 2 objects (cold); warnings: 1' "$tmp/r1"
 ok $? "objects and warnings counted"
 
-start=$(date +%s%N)
 kb --rev base --arch x86_64 > "$tmp/r2" 2>&1
 is $? 0 "second request succeeds"
-end=$(date +%s%N)
 grep -q '(cached)' "$tmp/r2"; ok $? "second request is a cache hit"
-[ $(( (end - start) / 1000000 )) -lt 1000 ]; ok $? "cache hit under 1 s"
+is "$(grep '^image: ' "$tmp/r2")" "$(grep '^image: ' "$tmp/r1")" \
+	"the cache hit gives the first build's image"
 
 cp -r "$KREGRESS_CONFIG_DIR" "$tmp/configs-elsewhere"
 kb --rev base --arch x86_64 --config-dir "$tmp/configs-elsewhere" \
@@ -104,7 +110,7 @@ ok $? "nothing was written outside"
 
 evil evil-write2 1 "a write to /var/tmp"
 grep -q 'reason: make: the build tried to write outside' \
-	"$tmp/evil-write2.out" && [ ! -e /var/tmp/kregress-escaped ]
+	"$tmp/evil-write2.out" && [ ! -e "$escaped" ]
 ok $? "reason: write outside blocked"
 
 evil evil-sleep 1 "a hanging build" "--timeout 3"
@@ -114,4 +120,27 @@ evil evil-loop 1 "a build that floods its log" "--log-limit 100000"
 grep -q 'reason: make: output exceeded the 100000 byte log limit' \
 	"$tmp/evil-loop.out"
 ok $? "reason: log limit"
+
+# The limits on memory, file size and (for the build user) processes.
+evil evil-mem 1 "a build that maps 5 GiB (over the 4 GiB limit)" --json
+d=$(/usr/bin/python3 -c 'import json, sys
+print(json.load(open(sys.argv[1]))["dir"])' "$tmp/evil-mem.out")
+grep -q 'Cannot allocate memory' "$d/build.log"
+ok $? "its log: the mapping was refused"
+evil evil-fsize 1 "a build that writes a 3 GiB file (over the 2 GiB limit)"
+grep -q '^reason: make: .*File size limit exceeded' "$tmp/evil-fsize.out"
+ok $? "reason: file size limit"
+git checkout -q base
+touch limits && git add limits && git_commit limits
+kb --rev HEAD --arch x86_64 > "$tmp/limits.out" 2>&1
+is $? 0 "a build that prints its limits succeeds"
+if [ "$(id -u)" = 0 ]; then
+	grep -h '^limits: ' "$(dirname "$(sed -n 's/^image: //p' \
+		"$tmp/limits.out")")/build.log" >"$tmp/limits"
+	is "$(cat "$tmp/limits")" \
+		"limits: nproc 4096 fsize $((2 << 20)) as $((4 << 20))" \
+		"the build user's limits: 4096 processes, 2 GiB files, 4 GiB memory"
+else
+	skip "not root: the build runs as this user, its process count unlimited"
+fi
 done_testing

@@ -155,16 +155,17 @@ assert "mean base" in open(sys.argv[1]).read()
 EOF2
 ok $? "004: the printed change is the ratio of the printed means"
 
-# Bad input: clear errors, exit status 1 (2 for usage), no crash.
-bad() {	# bad PATTERN DESCRIPTION ARGS...
-	local pat=$1 desc=$2 rc
-	shift 2
+# Bad input: clear errors, no crash.  Exit status 1 for a value it cannot
+# use (in a file or a summary), 2 for an option it does not accept.
+bad() {	# bad STATUS PATTERN DESCRIPTION ARGS...
+	local want=$1 pat=$2 desc=$3 rc
+	shift 3
 	"$K" compare "$@" >"$tmp/out" 2>"$tmp/err"
 	rc=$?
-	[ $rc -eq 1 ] || [ $rc -eq 2 ]
+	[ $rc -eq "$want" ]
 	local st=$?
 	grep -q -- "$pat" "$tmp/err"
-	ok $((st || $?)) "$desc: exit $rc, says '$pat'"
+	ok $((st || $?)) "$desc: exit $rc (want $want), says '$pat'"
 }
 : >"$tmp/empty"
 printf '1\nabc\n' >"$tmp/word"
@@ -174,24 +175,24 @@ printf '[{"value": "12"}]' >"$tmp/strval.json"
 printf '[{"value": 1' >"$tmp/broken.json"
 printf '[{"value": 1, "direction": "sideways"}]' >"$tmp/dir.json"
 head -c 17000000 /dev/zero | tr '\0' '1' >"$tmp/huge"
-bad "no values" "empty file" "$tmp/empty" "$tmp/pud"
-bad "not a finite number: 'abc'" "non-number" "$tmp/word" "$tmp/pud"
-bad "not a finite number: 'nan'" "NaN" "$tmp/pud" "$tmp/nan"
-bad "not a finite number: '-inf'" "infinity" "$tmp/pud" "$tmp/inf"
-bad "is not a number" "JSON value as a string" "$tmp/strval.json" "$tmp/pud"
-bad "bad JSON" "truncated JSON" "$tmp/broken.json" "$tmp/pud"
-bad "sideways" "unknown direction" "$tmp/dir.json" "$tmp/pud"
-bad "larger than the limit" "17 MB file" "$tmp/huge" "$tmp/pud"
-bad "No such file" "missing file" "$tmp/nosuch" "$tmp/pud"
-bad "negative" "negative sd" --base 10,-1,5 --new 10,1,5
-bad "at least 1" "n = 0" --base 10,1,0 --new 10,1,5
-bad "at least 1" "negative n" --base 10,1,5 --new 10,1,-5
-bad "not a finite number" "NaN mean" --base nan,1,5 --new 10,1,5
-bad "expected MEAN,SD,N" "two fields" --base 10,1 --new 10,1,5
-bad "usage" "--base without --new" --base 10,1,5
-bad "threshold" "bad threshold" --threshold 200 "$tmp/pud" "$tmp/pud"
-bad "alpha" "bad alpha" --alpha 0 "$tmp/pud" "$tmp/pud"
-bad "usage" "--budget with summaries" --budget 20 --base 1,1,5 --new 1,1,5
-bad "budget" "--budget 0" --budget 0 "$tmp/pud" "$tmp/pud"
+bad 1 "no values" "empty file" "$tmp/empty" "$tmp/pud"
+bad 1 "not a finite number: 'abc'" "non-number" "$tmp/word" "$tmp/pud"
+bad 1 "not a finite number: 'nan'" "NaN" "$tmp/pud" "$tmp/nan"
+bad 1 "not a finite number: '-inf'" "infinity" "$tmp/pud" "$tmp/inf"
+bad 1 "is not a number" "JSON value as a string" "$tmp/strval.json" "$tmp/pud"
+bad 1 "bad JSON" "truncated JSON" "$tmp/broken.json" "$tmp/pud"
+bad 1 "sideways" "unknown direction" "$tmp/dir.json" "$tmp/pud"
+bad 1 "larger than the limit" "17 MB file" "$tmp/huge" "$tmp/pud"
+bad 1 "No such file" "missing file" "$tmp/nosuch" "$tmp/pud"
+bad 1 "negative" "negative sd" --base 10,-1,5 --new 10,1,5
+bad 1 "at least 1" "n = 0" --base 10,1,0 --new 10,1,5
+bad 1 "at least 1" "negative n" --base 10,1,5 --new 10,1,-5
+bad 1 "not a finite number" "NaN mean" --base nan,1,5 --new 10,1,5
+bad 1 "expected MEAN,SD,N" "two fields" --base 10,1 --new 10,1,5
+bad 2 "usage" "--base without --new" --base 10,1,5
+bad 2 "threshold" "bad threshold" --threshold 200 "$tmp/pud" "$tmp/pud"
+bad 2 "alpha" "bad alpha" --alpha 0 "$tmp/pud" "$tmp/pud"
+bad 2 "usage" "--budget with summaries" --budget 20 --base 1,1,5 --new 1,1,5
+bad 2 "budget" "--budget 0" --budget 0 "$tmp/pud" "$tmp/pud"
 
 done_testing

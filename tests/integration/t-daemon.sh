@@ -139,14 +139,14 @@ is "$(sql "SELECT count(*) || ' ' || (SELECT count(*) FROM job) FROM series")" \
 daemon_stop TERM
 
 # --- SIGTERM gives a held lease back --------------------------------------
-daemon_start KREGRESS_TEST_STAGE_SLEEP=60
+# The stage would sleep for an hour: exiting at all is not waiting for it
+# (the time it takes is tests/bench/stop-bench.sh's to print).
+daemon_start KREGRESS_TEST_STAGE_SLEEP=3600
 s3=$(new_series three)
 wait_sql 10 "SELECT state FROM job WHERE series_id = $s3" running
 ok $? "job running"
-t0=$(date +%s)
-daemon_stop TERM
-is $? 0 "SIGTERM during a job: exit status 0"
-ok $(($(date +%s) - t0 < 5 ? 0 : 1)) "stopped promptly"
+daemon_term 60
+is $? 0 "SIGTERM during a job: exit status 0, without waiting for the stage"
 is "$(sql "SELECT state || '|' || attempts || '|' || ifnull(lease_owner, '-')
 	 FROM job WHERE series_id = $s3")" "queued|0|-" \
 	"lease released, attempt not counted"
@@ -161,9 +161,12 @@ daemon_start KREGRESS_TEST_LEASE_S=3 KREGRESS_TEST_STAGE_SLEEP=6
 s4=$(new_series four)
 wait_sql 10 "SELECT state FROM job WHERE series_id = $s4" running
 e1=$(sql "SELECT lease_expires FROM job WHERE series_id = $s4")
-sleep 3
-e2=$(sql "SELECT lease_expires FROM job WHERE series_id = $s4")
-ok $([ "$e2" -gt "$e1" ]; echo $?) "heartbeat extended the lease ($e1 -> $e2)"
+extended() {
+	e2=$(sql "SELECT lease_expires FROM job WHERE series_id = $s4")
+	[ "${e2:-0}" -gt "$e1" ]
+}
+wait_for 10 extended
+ok $? "heartbeat extended the lease ($e1 -> $e2)"
 wait_sql 15 "SELECT status FROM series WHERE id = $s4" done
 is "$(sql "SELECT state || '|' || attempts FROM job WHERE series_id = $s4")" \
 	"done|1" "job ran once, past its 3 s lease, never re-claimed"

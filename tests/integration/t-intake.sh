@@ -58,10 +58,15 @@ run prose series parse "$tmp/prose"
 [ "$(rc prose)" = 0 ] && has prose "skipped: not a mail message" out
 ok $? "prose: skipped with its reason"
 
-head -c 1048576 /dev/urandom >"$tmp/garbage"
+# Seeded, so that a failure can be run again with the same bytes.
+$PY -c 'import random, sys
+r = random.Random(19)
+sys.stdout.buffer.write(r.randbytes(1 << 20))' >"$tmp/garbage"
 run garbage series parse "$tmp/garbage"
-[ "$(rc garbage)" = 0 ]
-ok $? "1 MiB of binary garbage: no crash"
+[ "$(rc garbage)" = 0 ] && has garbage "^status: empty" out &&
+	has garbage "^reason: no patch in the thread" out &&
+	has garbage "message 1 skipped: not a mail message" out
+ok $? "1 MiB of binary garbage: no series, the message skipped with its reason"
 
 run nofile series parse "$tmp/does-not-exist"
 [ "$(rc nofile)" = 1 ] && has nofile "No such file" err
@@ -121,7 +126,7 @@ run deep series parse --json "$tmp/deep.mbox"
 ok $? "a reply chain 5,000 deep: the trailer at the bottom reaches the patch"
 
 # --- URLs, through libcurl, to a real server on loopback ---
-lore_start --root "$FIX" --slow 5 || bail_out "the fake lore server did not start"
+lore_start --root "$FIX" --slow 600 || bail_out "the fake lore server did not start"
 A=(--allow "$LORE/lkml/" --allow "$LORE/slow/" --allow "$LORE/old/"
    --allow "$LORE/evil/" --allow "$LORE/loop/" --allow "$LORE/big/"
    --allow "$LORE/api" --allow "$LORE/series" --allow "$LORE/sneaky/"
@@ -151,12 +156,11 @@ run nf series parse "${A[@]}" "$LORE/lkml/nope/"
 [ "$(rc nf)" = 1 ] && has nf "HTTP 404" err
 ok $? "404: exit 1 with the status"
 
-start=$(date +%s)
+# The server would answer after 10 minutes: an error saying so is the
+# timeout's (how soon is tests/bench/stop-bench.sh's to print).
 run slow series parse "${A[@]}" --timeout 1 "$LORE/slow/x@y/"
-end=$(date +%s)
-[ "$(rc slow)" = 1 ] && has slow "imeout\|timed out" err && \
-	[ $((end - start)) -le 3 ]
-ok $? "a slow server hits the total timeout ($((end - start)) s)"
+[ "$(rc slow)" = 1 ] && has slow "imeout\|timed out" err
+ok $? "a slow server hits the total timeout: $(head -1 "$tmp/slow.err")"
 
 run redir series parse "${A[@]}" "$LORE/old/x@y/t.mbox.gz"
 [ "$(rc redir)" = 0 ] && has redir "^version: v2" out

@@ -12,6 +12,8 @@
 #                       SRV=http://127.0.0.1:$daemon_port are set.
 #                       Returns 1 when it died or did not get ready.
 #   daemon_stop SIGNAL  signals the daemon, returns its exit status
+#   daemon_term SECONDS  SIGTERM, then its exit status, or 124 (after
+#                       SIGKILL) when it did not stop within SECONDS
 #   sql QUERY...        runs QUERY on $db (default
 #                       $tmp/state/kregress.db): rows as a|b, NULL empty
 #   wait_sql SECONDS QUERY WANT  until QUERY prints WANT
@@ -65,6 +67,15 @@ daemon_stop() {
 	return $rc
 }
 at_exit '[ -z "$daemon_pid" ] || daemon_stop KILL'
+
+daemon_term() {
+	local rc
+	kill -TERM "$daemon_pid"
+	wait_pid "$1" "$daemon_pid"
+	rc=$?
+	daemon_pid=
+	return $rc
+}
 
 sql() {
 	sqlite3 -cmd ".timeout 10000" "$db" "$@"

@@ -19,6 +19,9 @@
 #                       registered command runs once, the last first
 #   wait_for SECONDS CMD...  runs CMD until it succeeds (0), at most for
 #                       SECONDS (then 1, saying so on stderr)
+#   wait_pid SECONDS PID  waits for PID (a child of the test) to end, at
+#                       most for SECONDS: its exit status, or 124 after
+#                       SIGKILL when it did not end (a bound, not a timing)
 #   done_testing        ends the test: the plan if none was given, exit 1
 #                       if any check failed
 #
@@ -143,6 +146,22 @@ wait_for() {
 	done
 	echo "# wait_for: gave up after $((limit / 10)) s: $*" >&2
 	return 1
+}
+
+# pid_ended PID: PID is gone or a zombie (ended, not yet waited for)
+pid_ended() {
+	local st
+	st=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null) || return 0
+	[ -z "$st" ] || [ "${st%% *}" = Z ]
+}
+
+wait_pid() {
+	if ! wait_for "$1" pid_ended "$2"; then
+		kill -KILL "$2" 2>/dev/null
+		wait "$2" 2>/dev/null
+		return 124
+	fi
+	wait "$2" 2>/dev/null
 }
 
 done_testing() {

@@ -3,13 +3,19 @@
 #
 # Gives each test: a domain-name prefix of its own (so parallel test runs
 # on one libvirtd never reap each other's domains, and whatever is left
-# under it is reaped at exit), the development kernel for an arch
-# (tests/fixtures/devkernel.sh, built once into a cache outside the
-# clone), and an initramfs holding the test init (tests/fixtures/testinit.c)
-# built statically for that arch.
+# under it is reaped at exit), the kernel the product builds for an arch
+# (the shipped builder fragments, through `kregress build`, cached outside
+# the clone), an initramfs holding the test init (tests/fixtures/testinit.c,
+# a fast stand-in that can also hang on purpose) built statically for that
+# arch, or one of the workloads' own /init and programs, and a TCP relay
+# to libvirtd.
 set -u
 : "${KREGRESS_BUILD:?}" "${KREGRESS_SRC:?}"
+. "$KREGRESS_SRC/tests/lib/build-lib.sh"
+. "$KREGRESS_SRC/tests/lib/linux-tree.sh"
 KREGRESS=$KREGRESS_BUILD/kregress
+export KREGRESS_CACHE=${KREGRESS_CACHE:-/var/cache/kregress}
+export KREGRESS_CONFIG_DIR=$KREGRESS_SRC/builders/configs
 # QEMU runs as libvirt-qemu: it must be able to reach kernels and initrds.
 chmod 755 "$tmp"
 export KREGRESS_VM_PREFIX=kregress-t$$-
@@ -19,18 +25,41 @@ need_libvirt() {
 	[ "$(id -u)" = 0 ] || skip_all "needs root for qemu:///system"
 	timeout 20 virsh -c qemu:///system version >/dev/null 2>&1 ||
 		skip_all "libvirtd is not running (make check starts it)"
+	build_user_setup	# the kernels are built as the product builds
 }
 
-# kernel_for ARCH: path of the dev kernel (built on first use), or the
-# kernel named by $KREGRESS_TEST_KERNEL_<ARCH> (e.g. one from kregress build).
+# kernel_for ARCH: the path of the kernel the product builds for ARCH
+# (`kregress build` of the imported 6.1 tree's HEAD with the shipped
+# builder fragments, cached in KREGRESS_CACHE: t-build.sh and the daemon
+# tests build the same one), or the kernel named by
+# $KREGRESS_TEST_KERNEL_<ARCH>.
 kernel_for() {
-	local var=KREGRESS_TEST_KERNEL_$1
+	local var=KREGRESS_TEST_KERNEL_$1 tree
 	if [ -n "${!var:-}" ]; then
 		echo "${!var}"
 		return 0
 	fi
-	timeout 3600 "$KREGRESS_SRC/tests/fixtures/devkernel.sh" "$1"
+	tree=$(linux_tree) || return 1
+	timeout 3600 "$KREGRESS" build --tree "$tree" --rev HEAD --arch "$1" \
+		--json >"$tmp/kernel-$1.json" 2>"$tmp/kernel-$1.err" ||
+		{ tail -5 "$tmp/kernel-$1.err" >&2; return 1; }
+	/usr/bin/python3 -c 'import json, sys
+print(json.load(open(sys.argv[1]))["image"])' "$tmp/kernel-$1.json"
 }
+
+# relay_start: libvirtd's socket on a loopback TCP port the kernel picks
+# (tests/fixtures/tcp2unix.py), for qemu+tcp://127.0.0.1:$relay_port/system;
+# killed at exit.
+relay_pid=
+relay_port=
+relay_start() {
+	/usr/bin/python3 "$KREGRESS_SRC/tests/fixtures/tcp2unix.py" \
+		/var/run/libvirt/libvirt-sock "$tmp/relay.port" &
+	relay_pid=$!
+	wait_for 30 test -s "$tmp/relay.port" || return 1
+	relay_port=$(cat "$tmp/relay.port")
+}
+at_exit '[ -z "$relay_pid" ] || kill "$relay_pid"'
 
 # initrd_for ARCH OUT: an initramfs with the test init as /init.
 initrd_for() {

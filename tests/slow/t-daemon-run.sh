@@ -31,7 +31,7 @@ build_user_setup
 tree=$(linux_tree) || skip_all "no linux-source-6.1 tree or tarball"
 base=$(git -C "$tree" rev-parse HEAD)
 
-plan 25
+plan 31
 
 domains() {	# the test's running domains, one per line
 	virsh -c qemu:///system list --name 2>/dev/null |
@@ -105,15 +105,22 @@ id=$(sed -n 's/^submitted series \([0-9]*\).*/\1/p' "$tmp/out")
 test -n "$id"
 ok $? "the harmless series is submitted"
 
-# Builds (cold: minutes; cached: seconds), the host probe, then boots.
-for ((i = 0; i < 3000 * 5; i++)); do
-	st=$(sql "SELECT status FROM series WHERE id = $id")
-	case $st in *failed* | does-not-apply | done) break ;; esac
-	b=$(sql "SELECT count(*) FROM boot WHERE series_id = $id
-		 AND status = 'running'")
-	[ "$b" = 1 ] && [ -n "$(domains)" ] && break
-	sleep 0.2
-done
+# boot_running ID: waits until a boot of series ID runs in a guest (builds
+# cold: minutes; cached: seconds; the host probe, then boots) or the
+# series ends; sets $st to the series' status.
+boot_running() {
+	local i b
+	for ((i = 0; i < 3000 * 5; i++)); do
+		st=$(sql "SELECT status FROM series WHERE id = $1")
+		case $st in *failed* | does-not-apply | done) return 1 ;; esac
+		b=$(sql "SELECT count(*) FROM boot WHERE series_id = $1
+			 AND status = 'running'")
+		[ "$b" = 1 ] && [ -n "$(domains)" ] && return 0
+		sleep 0.2
+	done
+	return 1
+}
+boot_running "$id"
 dom=$(domains)
 test -n "$dom"
 ok $? "a boot of the series is running ($dom; series $st)"
@@ -145,18 +152,24 @@ is "$st|$(sql "SELECT ifnull(status_reason, '') FROM series WHERE id = $id")" \
 is "$(sql "SELECT kind || ' ' || transport || ' ' || status FROM notification
 	WHERE series_id = $id")" "inconclusive outbox written" \
 	"its report: inconclusive (2 boots a side), written to the outbox"
-# Per arch in order of id: after the restart either arch may run first.
+# Per arch in order of id: either arch may have been booting at the kill,
+# and after the restart either may run first.
+killed=$(sql "SELECT group_concat(arch) FROM run WHERE series_id = $id AND
+	status = 'interrupted'")
+case $killed in
+x86_64) want="arm64:budget x86_64:interrupted x86_64:budget" ;;
+*) want="arm64:interrupted arm64:budget x86_64:budget" ;;
+esac
 is "$(sql "SELECT group_concat(arch || ':' || status, ' ') FROM
 	(SELECT arch, status FROM run WHERE series_id = $id ORDER BY arch, id)")" \
-	"arm64:budget x86_64:interrupted x86_64:budget" \
-	"runs: the interrupted one kept, then one per arch"
+	"$want" "runs: the interrupted one kept, then one per arch"
 is "$(sql "SELECT count(*) || ':' || min(status_reason) FROM boot
 	WHERE series_id = $id AND status = 'interrupted'")" \
 	"1:the daemon stopped during the boot" \
 	"the boot the daemon was killed in is marked interrupted"
 is "$(sql "SELECT attempts || ':' || leases_lost FROM job WHERE
-	series_id = $id AND kind = 'run' AND arch = 'x86_64'")" 1:1 \
-	"the x86_64 run job ran again, the attempt the kill cost not counted"
+	series_id = $id AND kind = 'run' AND arch = '${killed:-none}'")" 1:1 \
+	"the ${killed:-killed} run job ran again, the attempt the kill cost not counted"
 for arch in x86_64 arm64; do
 	r=$(sql "SELECT max(id) FROM run WHERE series_id = $id AND
 		 arch = '$arch'")
@@ -172,25 +185,46 @@ for arch in x86_64 arm64; do
 		WHERE run_id = $r")" 2 \
 		"$arch: both workloads compared by the analyze stage"
 done
-is "$(sql "SELECT accel FROM run WHERE series_id = $id AND arch = 'x86_64'
-	ORDER BY id DESC LIMIT 1")|$(sql "SELECT healthy FROM host
-	WHERE name = 'local'")" "tcg|1" \
-	"the probed host boots with TCG here (nested KVM cannot)"
+# The selection rule, whichever way this machine's KVM goes: a run boots
+# with KVM if any healthy host of its arch has it, else with TCG, and a
+# KVM run never boots on a host without it.
+is "$(sql "SELECT healthy FROM host WHERE name = 'local'")|$(sql "SELECT
+	group_concat(r.arch || ':' || r.accel, ' ') FROM run r
+	WHERE r.series_id = $id ORDER BY r.arch")" \
+	"1|$(sql "SELECT group_concat(r.arch || ':' || CASE WHEN EXISTS (SELECT 1
+	FROM host h WHERE h.arch = r.arch AND h.healthy AND h.accel = 'kvm')
+	THEN 'kvm' ELSE 'tcg' END, ' ') FROM run r WHERE r.series_id = $id
+	ORDER BY r.arch")" \
+	"the probed host is healthy; each run's accel: KVM if a healthy host of its arch has it, else TCG ($(sql "SELECT group_concat(name || '=' || accel, ' ') FROM host"))"
+is "$(sql "SELECT count(*) FROM boot b JOIN run r ON r.id = b.run_id JOIN
+	host h ON h.id = b.host_id WHERE b.series_id = $id AND
+	r.accel = 'kvm' AND h.accel != 'kvm'")" 0 \
+	"no KVM run booted on a host without KVM"
 "$KR" results --server "$SRV" "$id" >"$tmp/results" 2>&1
 grep -q "thp-fault" "$tmp/results"
 ok $? "kregress results shows the comparisons"
 sed 's/^/# /' "$tmp/results" | head -20
 
+# An auto host is probed again when its probe is over an hour old: the
+# restarted daemon probed it before its first boot; set that back.
+probed=$(sql "SELECT probed_at - 3601 FROM host WHERE name = 'local'")
+sql "UPDATE host SET probed_at = $probed WHERE name = 'local'"
 "$KR" submit --server "$SRV" "$tmp/panic.mbox" >"$tmp/out" 2>&1
 id2=$(sed -n 's/^submitted series \([0-9]*\).*/\1/p' "$tmp/out")
 st=$(wait_status "$id2" 1200)
 reason=$(sql "SELECT status_reason FROM series WHERE id = ${id2:-0}")
 test "$st" = boot-failed &&
-	echo "$reason" | grep -q "^run: x86_64: the patched kernel did not boot .*kregress test: this patch panics at boot"
+	echo "$reason" | grep -Eq "^run: (x86_64|arm64): the patched kernel did not boot .*kregress test: this patch panics at boot"
 ok $? "a patch that panics at boot: boot-failed ($reason)"
 is "$(sql "SELECT group_concat(DISTINCT status) FROM boot
 	WHERE series_id = ${id2:-0} AND side = 'patched'")" panic \
 	"its patched boots are recorded as panics"
+is "$(sql "SELECT max(n) FROM (SELECT count(*) n FROM boot WHERE
+	series_id = ${id2:-0} AND side = 'patched' GROUP BY run_id, seq)")" 2 \
+	"a failed boot is retried once, not more"
+test "$(sql "SELECT probed_at FROM host WHERE name = 'local'")" -gt \
+	"${probed:-0}"
+ok $? "a probe over an hour old was done again before the next run's boots"
 wait_sql 60 "SELECT status FROM notification WHERE series_id = ${id2:-0}
 	AND kind = 'boot-failed'" written
 eml=$(sql "SELECT path FROM notification WHERE series_id = ${id2:-0}")
@@ -200,6 +234,22 @@ ok $? "its report: boot-failed with the panic line ($eml)"
 
 daemon_stop TERM
 is $? 0 "SIGTERM: the daemon exits cleanly"
+
+# SIGTERM during a run: the boot under way finishes, then the daemon
+# exits.  The harmless patch again (its kernels are cached).
+sed 's/daemon-run-good@/daemon-run-term@/' "$tmp/good.mbox" >"$tmp/term.mbox"
+daemon_start
+"$KR" submit --server "$SRV" "$tmp/term.mbox" >"$tmp/out" 2>&1
+id3=$(sed -n 's/^submitted series \([0-9]*\).*/\1/p' "$tmp/out")
+boot_running "${id3:-0}"
+bid=$(sql "SELECT id FROM boot WHERE series_id = ${id3:-0} AND
+	status = 'running'")
+daemon_term 300
+is $? 0 "SIGTERM during a boot: the daemon exits 0 (series ${id3:-?} $st)"
+is "$(sql "SELECT status FROM boot WHERE id = ${bid:-0}")" ok \
+	"the boot under way finished first"
+test -z "$(domains)"
+ok $? "no guest is left"
 if [ "$tap_failed" -gt 0 ]; then
 	echo "# daemon log (tail):"
 	tail -40 "$tmp/daemon.log" | sed 's/^/#   /'

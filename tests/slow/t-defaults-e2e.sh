@@ -47,7 +47,7 @@ build_user_setup
 tree=$(linux_tree) || skip_all "no linux-source-6.1 tarball to import"
 base=$(git -C "$tree" rev-parse HEAD)
 
-plan 44
+plan 46
 
 # series_of MSGID: the id of the series of the thread with that Message-ID
 series_of() {
@@ -355,6 +355,41 @@ overlaps=$(sql "SELECT count(*) FROM boot a JOIN boot b ON a.host_id =
 	a.started_at * 1000 + a.duration_ms AND a.started_at * 1000 + 1000 <
 	b.started_at * 1000 + b.duration_ms")
 is "$overlaps" 0 "no two boots shared a host of capacity 1 ($(sql "SELECT count(*) FROM boot") boots)"
+# Zero-swap in a guest with swap (the host running the tests has none):
+# every complete boot gave its four metrics, its guest set up the
+# shipped plan's zram swap, and each page-out really went to swap.
+is "$(sql "SELECT count(*) FROM boot b WHERE b.status = 'ok' AND
+	(SELECT count(DISTINCT s.metric) FROM sample s WHERE s.boot_id = b.id
+	 AND s.workload = 'zero-swap') = 4")" \
+	"$(sql "SELECT count(*) FROM boot WHERE status = 'ok'")" \
+	"zero-swap: its four metrics from every complete boot ($(sql "SELECT count(*) FROM boot WHERE status = 'ok'") boots)"
+sql "SELECT console_path FROM boot WHERE status = 'ok'" >"$tmp/ok-logs"
+$PY - "$tmp/ok-logs" <<'PYSWAP'
+import json, re, sys
+bad = []
+pageouts = 0
+for path in open(sys.argv[1]).read().split():
+    recs = [json.loads(m.group(1)) for m in
+            re.finditer(r"^KREGRESS 1 \S+ \d+ (\{.*\}) [0-9a-f]{8}\r?$",
+                        open(path, errors="replace").read(), re.M)]
+    env = [r for r in recs if r.get("type") == "env"]
+    if not env or not env[0].get("swap", "").startswith("zram "):
+        bad.append("%s: env swap %r" % (path, env and env[0].get("swap")))
+    for r in recs:
+        if r.get("workload") != "zero-swap" or \
+                not r.get("metric", "").startswith("pageout_"):
+            continue
+        pageouts += 1
+        info = r.get("info", {})
+        pages = r["params"]["size-mb"] * 256
+        if not info.get("pswpout", 0) > 0 or \
+                info.get("present_after_pageout", pages) > pages // 2:
+            bad.append("%s: %s %s" % (path, r["metric"], info))
+for b in bad[:5]:
+    print("# " + b)
+sys.exit(1 if bad or not pageouts else 0)
+PYSWAP
+ok $? "zero-swap: each guest swapped to zram, each page-out counted in /proc/vmstat pswpout"
 is "$(sql "SELECT count(*) FROM series WHERE msgid = 'e2e-comment@example.org'")" 1 \
 	"the watcher queued the series once"
 is "$(sql "SELECT count(*) FROM boot WHERE console_path IS NOT NULL AND

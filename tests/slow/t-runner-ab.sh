@@ -10,12 +10,8 @@ kernel=$(kernel_for x86_64) || bail_out "no x86_64 kernel"
 initrd_workloads x86_64 "$tmp/wl.cpio.gz" ||
 	bail_out "no workloads"
 plan 7
-port=$((20000 + ($$ + 7) % 20000))
-/usr/bin/python3 "$KREGRESS_SRC/tests/fixtures/tcp2unix.py" "$port" \
-	/var/run/libvirt/libvirt-sock "$tmp/relay.pid" &
-relay=$!
-at_exit 'kill $relay'
-wait_for 5 test -s "$tmp/relay.pid"
+relay_start || bail_out "the TCP relay to libvirtd did not start"
+port=$relay_port
 cat >"$tmp/plan" <<'PLAN'
 kregress-plan 1
 timeout 60

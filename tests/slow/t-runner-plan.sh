@@ -6,20 +6,34 @@
 # one above 0 and below the plan's 60 s (a *_cpu sample of ~1.8e19 ns was
 # an unchecked clock read), and the guest must keep time with a real
 # clocksource (x86 without ACPI fell back to jiffies and read 0 ns).
+# The kernels are the ones the product builds (the shipped fragments), and
+# the plan sets up zram swap as the shipped plans do: zero-swap's page-outs
+# must reach swap (its /proc/vmstat pswpout info).
 . "$KREGRESS_SRC/tests/lib/tap.sh"
 . "$KREGRESS_SRC/tests/slow/lib-runner.sh"
 need_libvirt
 cat >"$tmp/plan" <<'PLAN'
 kregress-plan 1
 timeout 60
+swap zram 16
 thp always
 run thp-fault --size-mb 8 --iterations 3 --warmup 1
 run memset-order --size-mb 4 --iterations 3 --warmup 1
+thp never
+run zero-swap --size-mb 4 --iterations 2 --warmup 0
 PLAN
+checks=8	# per arch
+plan $((2 * checks))
 arches="x86_64"
-[ -x "$KREGRESS_BUILD/workloads/aarch64/init" ] &&
-	[ "${KREGRESS_SKIP_ARM64:-}" != 1 ] && arches="$arches arm64"
-plan $((7 * $(echo $arches | wc -w)))
+if [ "${KREGRESS_SKIP_ARM64:-}" = 1 ]; then
+	skip_arm64="KREGRESS_SKIP_ARM64=1"
+elif [ ! -x "$KREGRESS_BUILD/workloads/aarch64/init" ]; then
+	skip_arm64="no aarch64 workloads built (gcc-aarch64-linux-gnu?)"
+else
+	skip_arm64=
+	arches="$arches arm64"
+fi
+[ -z "$skip_arm64" ] || skip "arm64: $skip_arm64" $checks
 for arch in $arches; do
 	kernel=$(kernel_for $arch) || bail_out "no $arch kernel"
 	initrd_workloads $arch "$tmp/wl-$arch.cpio.gz" ||
@@ -46,6 +60,16 @@ for r in bad[:5]:
     print("# bad sample: %s %s" % (r["metric"], r["value"]))
 sys.exit(1 if bad else 0)'
 	ok $? "$arch: every sample (the *_cpu ones too) is above 0 and below 60 s"
+	sed -n 's/^sample: //p' "$tmp/$arch.out" | /usr/bin/python3 -c '
+import json, sys
+recs = [r for r in map(json.loads, sys.stdin) if r["workload"] == "zero-swap"]
+m = sorted({r["metric"] for r in recs})
+assert m == ["pageout_data", "pageout_zero", "swapin_data", "swapin_zero"], m
+for r in recs:
+    if r["metric"].startswith("pageout_"):
+        assert r["info"]["pswpout"] > 0, r
+        assert r["info"]["present_after_pageout"] <= 512, r'
+	ok $? "$arch: zero-swap in a guest with zram swap: page-outs reach swap"
 	! grep -q '"clocksource":"[a-z-]*jiffies"' "$tmp/$arch.log"
 	ok $? "$arch: the guest keeps time with a real clocksource"
 	grep '_s: ' "$tmp/$arch.out" | sed "s/^/# $arch /"

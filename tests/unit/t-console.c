@@ -67,6 +67,43 @@ static void replace(struct strbuf *sb, const char *from, const char *to)
 	*sb = out;
 }
 
+/*
+ * What the host reads back: a guest's failure reason, escaped by
+ * frame_json_str() as /init does, parsed by console.c, and a panic line
+ * of the console kept as the reason.
+ */
+static void json_round_trip(void)
+{
+	struct console_result res = { 0 };
+	struct strbuf sb = STRBUF_INIT;
+	char line[FRAME_LINE_MAX], json[256];
+	size_t n;
+	int len;
+
+	n = 0;
+	strcpy(json, "{\"type\":\"failure\",\"workload\":\"mremap\",\"reason\":");
+	n = strlen(json);
+	frame_json_str(json, sizeof(json) - 1, &n, "caf\xc3\xa9 \xff");
+	strcat(json, "}");
+	len = frame_record(line, sizeof(line), NONCE, 0, json);
+	strbuf_add(&sb, line, len);
+	len = frame_end(line, sizeof(line), NONCE, 1);
+	strbuf_add(&sb, line, len);
+	is_int(parse(&sb, &res), CONSOLE_FAILED, "a failure record: failed");
+	is_str(res.reason, "mremap: caf\xc3\xa9 \\xff",
+	       "its reason reads back as the guest's UTF-8, the bad byte "
+	       "as \\xff: %s", res.reason);
+	strbuf_reset(&sb);
+	strbuf_addstr(&sb, "[    1.0] Kernel panic - not syncing: caf\xc3\xa9 "
+		      "\x1b\xff\n");
+	is_int(parse(&sb, &res), CONSOLE_PANIC, "a panic line");
+	is_str(res.reason, "kernel: Kernel panic - not syncing: caf\xc3\xa9 "
+	       "\\x1b\\xff", "its UTF-8 stays, the escape and the bad byte "
+	       "read \\xNN");
+	console_result_release(&res);
+	strbuf_release(&sb);
+}
+
 static void test_frame(void)
 {
 	char line[FRAME_LINE_MAX], big[FRAME_JSON_MAX + 10];
@@ -102,9 +139,25 @@ static void test_frame(void)
 	frame_json_str(json, sizeof(json), &n, "a\"b\\c\n\x01");
 	is_str(json, "\"a\\\"b\\\\c\\u000a\\u0001\"", "JSON string escaping");
 	n = 0;
-	frame_json_str(json, sizeof(json), &n, "caf\xc3\xa9\xff");
-	is_str(json, "\"caf\\u00c3\\u00a9\\u00ff\"",
-	       "bytes >= 0x80 escaped: ASCII output, valid JSON");
+	n = 0;
+	frame_json_str(json, sizeof(json), &n, "caf\xc3\xa9");
+	is_str(json, "\"caf\\u00e9\"", "UTF-8 text stays that text: "
+	       "caf\\u00e9, ASCII output");
+	n = 0;
+	frame_json_str(json, sizeof(json), &n, "\xe2\x82\xac \xf0\x9f\x98\x80");
+	is_str(json, "\"\\u20ac \\ud83d\\ude00\"",
+	       "three- and four-byte characters (a surrogate pair)");
+	n = 0;
+	frame_json_str(json, sizeof(json), &n, "caf\xe9\xff");
+	is_str(json, "\"caf\\\\xe9\\\\xff\"",
+	       "bytes that are not UTF-8 read \\xNN");
+	n = 0;
+	frame_json_str(json, sizeof(json), &n,
+		       "\xc0\xaf|\xed\xa0\x80|\xf4\x90\x80\x80|\xc3");
+	is_str(json, "\"\\\\xc0\\\\xaf|\\\\xed\\\\xa0\\\\x80|"
+	       "\\\\xf4\\\\x90\\\\x80\\\\x80|\\\\xc3\"",
+	       "overlong, surrogate, beyond U+10FFFF, cut: bytes, not text");
+	json_round_trip();
 	n = 0;
 	ok(frame_json_str(json, 8, &n, "abcdefghij") < 0 &&
 	   !strcmp(json, "\"abcde\""), "JSON string cut to fit: %s", json);

@@ -214,5 +214,5 @@ int main(void)
 	snprintf(path, sizeof(path), "rm -rf %s", dir);
 	if (system(path))
 		diag("cleanup failed");
-	done_testing();
+	return done_testing();
 }

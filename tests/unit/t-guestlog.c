@@ -56,6 +56,13 @@ int main(void)
 		if (gl.reason[i] < 0x20 || gl.reason[i] > 0x7e)
 			break;
 	is_int(gl.reason[i], 0, "reason is printable ASCII");
+	ok(!strncmp(gl.reason, "Kernel panic - not syncing: \\x01\\x7f\\xff",
+		    40), "control characters and bytes that are not UTF-8 "
+	   "read \\xNN: %.44s", gl.reason);
+	guestlog_init(&gl);
+	feed(&gl, "[    2.0] Kernel panic - not syncing: caf\xc3\xa9\n");
+	is_str(gl.reason, "Kernel panic - not syncing: caf\xc3\xa9",
+	       "UTF-8 in a panic line stays that text");
 	/* Text after the cut of an over-long line is not scanned. */
 	guestlog_init(&gl);
 	memset(big, 'x', sizeof(big) - 1);

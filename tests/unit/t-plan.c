@@ -2,12 +2,19 @@
  * t-plan.c - the plan format: the shipped default plans, directives and
  * their scope, the kernel command line form, and bad plans.
  */
+#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "plan.h"
 #include "strbuf.h"
 #include "tap.h"
+
+#if defined(__aarch64__)
+#define WORKLOAD_ARCH "aarch64"
+#else
+#define WORKLOAD_ARCH "x86_64"
+#endif
 
 static struct plan plan;
 static char err[256];
@@ -28,7 +35,11 @@ static void shipped(const char *name)
 {
 	struct strbuf sb = STRBUF_INIT, path = STRBUF_INIT;
 	const char *src = getenv("KREGRESS_SRC");
-	int i, has_mremap = 0;
+	const char *build = getenv("KREGRESS_BUILD");
+	struct strbuf missing = STRBUF_INIT, dir = STRBUF_INIT;
+	struct dirent *de;
+	DIR *d;
+	int i, nprog = 0;
 
 	strbuf_addf(&path, "%s/workloads/plans/%s", src ? src : ".", name);
 	if (strbuf_read_file(&sb, path.buf, PLAN_TEXT_MAX)) {
@@ -38,10 +49,31 @@ static void shipped(const char *name)
 	ok(plan_parse(&plan, sb.buf, sb.len, err, sizeof(err)) == 0,
 	   "%s parses %s", name, err);
 	ok(plan.swap == PLAN_SWAP_ZRAM, "%s sets up zram", name);
-	for (i = 0; i < plan.nruns; i++)
-		has_mremap |= !strcmp(plan.runs[i].name, "mremap");
-	ok(plan.nruns >= 6 && has_mremap, "%s runs every workload", name);
+	/* Every workload program the build made for this machine's arch. */
+	strbuf_addf(&dir, "%s/workloads/%s", build ? build : "build",
+		    WORKLOAD_ARCH);
+	d = opendir(dir.buf);
+	if (!ok(d != NULL, "%s: the built workloads are in %s", name,
+		dir.buf))
+		goto out;
+	while ((de = readdir(d))) {
+		int found = 0;
+
+		if (de->d_name[0] == '.' || !strcmp(de->d_name, "init"))
+			continue;
+		nprog++;
+		for (i = 0; i < plan.nruns; i++)
+			found |= !strcmp(plan.runs[i].name, de->d_name);
+		if (!found)
+			strbuf_addf(&missing, " %s", de->d_name);
+	}
+	closedir(d);
+	ok(nprog >= 5 && !missing.len, "%s runs every workload of %s "
+	   "(%d programs; not run:%s)", name, dir.buf, nprog,
+	   missing.len ? missing.buf : " none");
 out:
+	strbuf_release(&missing);
+	strbuf_release(&dir);
 	strbuf_release(&sb);
 	strbuf_release(&path);
 }

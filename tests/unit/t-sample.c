@@ -53,5 +53,5 @@ int main(void)
 	   "an empty workload is refused");
 	ok(!sample_parse("not json", &s), "not JSON: refused");
 	ok(!sample_parse("[1,2]", &s), "not an object: refused");
-	done_testing();
+	return done_testing();
 }

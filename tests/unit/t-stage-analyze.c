@@ -411,8 +411,10 @@ int main(void)
 	       "only the decided run is analysed");
 	is_str(cmp(ctx.db, sid, "n_base || '/' || n_new", "pass"), "7/7",
 	       "with its boots only");
-	ok(strcmp(cmp(ctx.db, sid, "verdict", "pass"), "regression"),
-	   "the interrupted run's doubling is not seen (%s)",
+	ok(!strcmp(cmp(ctx.db, sid, "verdict", "pass"), "no-change") &&
+	   fabs(cmpd(ctx.db, sid, "change_pct", "pass")) < 3,
+	   "the interrupted run's doubling is not seen: no-change, %+.1f%% "
+	   "(%s)", cmpd(ctx.db, sid, "change_pct", "pass"),
 	   cmp(ctx.db, sid, "verdict", "pass"));
 	run(ctx.db, sid, "x86_64", "interrupted");
 	is_int(analyze(&ctx, sid), PIPELINE_OK,
@@ -487,10 +489,11 @@ int main(void)
 			   "apart: a regression at alpha 0.05 (%s)",
 			   cmp(ctx.db, sid, "verdict", "pass"));
 		else
-			ok(strstr(cmp(ctx.db, sid, "verdict", "pass"),
-				  "regression") == NULL, "the same data after "
-			   "looks at 2 and 4 boots (last alpha 0.019): %s",
-			   cmp(ctx.db, sid, "verdict", "pass"));
+			is_str(cmp(ctx.db, sid, "verdict", "pass"),
+			       "insufficient-data", "the same data after "
+			       "looks at 2 and 4 boots (last alpha 0.019): "
+			       "4 against 4 can give p = 2/70 at best, "
+			       "insufficient-data");
 	}
 
 	config_free(cfg);
