@@ -19,6 +19,7 @@
 
 #include "allowlist.h"
 #include "api.h"
+#include "api_args.h"
 #include "config.h"
 #include "db.h"
 #include "db_series.h"
@@ -28,7 +29,6 @@
 #include "strbuf.h"
 
 #define API_URL_MAX		4096
-#define API_FILTER_MAX		256
 #define API_LIMIT_DEFAULT	50
 #define API_LIMIT_MAX		500
 #define API_SAMPLES_DEFAULT	1000
@@ -251,56 +251,6 @@ out:
 	json_decref(doc);
 }
 
-/* A decimal integer in [min, max]; 0 and *out, or -1. */
-static int parse_ll(const char *s, long long min, long long max,
-		    long long *out)
-{
-	char *end;
-	long long v;
-
-	if (!s || !isdigit((unsigned char)*s))
-		return -1;
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	if (errno || *end || v < min || v > max)
-		return -1;
-	*out = v;
-	return 0;
-}
-
-/* Reads an optional integer query argument; 0, or -1 after a 400. */
-static int query_ll(struct http_request *req, const char *name,
-		    long long min, long long max, long long *out)
-{
-	const char *v = http_query(req, name);
-
-	if (!v)
-		return 0;
-	if (parse_ll(v, min, max, out)) {
-		http_reply_error(req, 400, "bad-parameter",
-				 "%s must be an integer from %lld to %lld",
-				 name, min, max);
-		return -1;
-	}
-	return 0;
-}
-
-/* Reads an optional text query argument; 0, or -1 after a 400. */
-static int query_str(struct http_request *req, const char *name,
-		     const char **out)
-{
-	const char *v = http_query(req, name);
-
-	if (v && (!*v || strlen(v) > API_FILTER_MAX)) {
-		http_reply_error(req, 400, "bad-parameter",
-				 "%s must have 1 to %d bytes", name,
-				 API_FILTER_MAX);
-		return -1;
-	}
-	*out = v;
-	return 0;
-}
-
 static void list_series(struct http_request *req, void *arg)
 {
 	struct series_filter f = { .limit = API_LIMIT_DEFAULT };
@@ -308,14 +258,14 @@ static void list_series(struct http_request *req, void *arg)
 	json_t *items = NULL;
 	struct db *db;
 
-	if (query_str(req, "status", &f.status) ||
-	    query_str(req, "list", &f.list) ||
-	    query_str(req, "author", &f.author) ||
-	    query_str(req, "q", &f.q) ||
-	    query_ll(req, "limit", 1, API_LIMIT_MAX, &limit) ||
-	    query_ll(req, "before", 1, INT64_MAX, &f.before) ||
-	    query_ll(req, "after", 0, INT64_MAX, &f.after) ||
-	    query_ll(req, "offset", 0, 1000000000, &f.offset))
+	if (api_query_str(req, "status", &f.status) ||
+	    api_query_str(req, "list", &f.list) ||
+	    api_query_str(req, "author", &f.author) ||
+	    api_query_str(req, "q", &f.q) ||
+	    api_query_ll(req, "limit", 1, API_LIMIT_MAX, &limit) ||
+	    api_query_ll(req, "before", 1, INT64_MAX, &f.before) ||
+	    api_query_ll(req, "after", 0, INT64_MAX, &f.after) ||
+	    api_query_ll(req, "offset", 0, 1000000000, &f.offset))
 		return;
 	f.limit = limit;
 	db = http_db(req);
@@ -337,7 +287,7 @@ static long long series_id(struct http_request *req)
 	const char *param = http_param(req, 0);
 	long long id;
 
-	if (parse_ll(param, 1, INT64_MAX, &id)) {
+	if (api_parse_ll(param, 1, INT64_MAX, &id)) {
 		http_reply_error(req, 404, "not-found", "no series \"%s\"",
 				 param);
 		return 0;
@@ -379,11 +329,11 @@ static void series_samples(struct http_request *req, void *arg)
 	id = series_id(req);
 	if (!id)
 		return;
-	if (query_ll(req, "run", 1, INT64_MAX, &f.run) ||
-	    query_str(req, "workload", &f.workload) ||
-	    query_str(req, "metric", &f.metric) ||
-	    query_ll(req, "after", 0, INT64_MAX, &f.after) ||
-	    query_ll(req, "limit", 1, API_SAMPLES_MAX, &limit))
+	if (api_query_ll(req, "run", 1, INT64_MAX, &f.run) ||
+	    api_query_str(req, "workload", &f.workload) ||
+	    api_query_str(req, "metric", &f.metric) ||
+	    api_query_ll(req, "after", 0, INT64_MAX, &f.after) ||
+	    api_query_ll(req, "limit", 1, API_SAMPLES_MAX, &limit))
 		return;
 	f.limit = limit;
 	db = http_db(req);

@@ -1,10 +1,8 @@
 /*
  * db_series.c - prepared-statement queries for the JSON API.
  *
- * Rows become JSON objects generically: each column's declared name is
- * the key, its SQLite storage class picks the JSON type.  Text that is not
- * valid UTF-8 (mail headers can hold anything) is served with the bad
- * bytes replaced by '?' rather than failing the whole response.
+ * Rows become JSON objects generically (db_json.c): each column's
+ * declared name is the key, its SQLite storage class picks the JSON type.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -13,166 +11,16 @@
 #include <sqlite3.h>
 
 #include "db.h"
+#include "db_json.h"
 #include "db_series.h"
 #include "log.h"
 #include "pipeline.h"
-#include "log.h"
-
-/*
- * sql must be a string constant: the statement is cached on the
- * connection (db_stmt()) and handed back with done().
- */
-static int prepare(struct db *db, const char *sql, sqlite3_stmt **st)
-{
-	*st = db_stmt(db, sql);
-	return *st ? 0 : -1;
-}
-
-/* Resets a cached statement so that it holds no read snapshot. */
-static void done(sqlite3_stmt *st)
-{
-	if (st)
-		sqlite3_reset(st);
-}
-
-static json_t *text_value(const char *text, int len)
-{
-	json_t *v;
-	char *copy;
-	int i;
-
-	v = json_stringn(text, len);
-	if (v)
-		return v;
-	copy = malloc(len + 1);
-	if (!copy)
-		die("db_series", "out of memory");
-	for (i = 0; i < len; i++)
-		copy[i] = (unsigned char)text[i] < 0x80 && text[i] ?
-			  text[i] : '?';
-	v = json_stringn(copy, len);
-	free(copy);
-	return v;
-}
-
-static json_t *row_object(sqlite3_stmt *st)
-{
-	json_t *obj = json_object();
-	int i, n = sqlite3_column_count(st);
-
-	for (i = 0; i < n; i++) {
-		json_t *v;
-
-		switch (sqlite3_column_type(st, i)) {
-		case SQLITE_INTEGER:
-			v = json_integer(sqlite3_column_int64(st, i));
-			break;
-		case SQLITE_FLOAT:
-			v = json_real(sqlite3_column_double(st, i));
-			break;
-		case SQLITE_TEXT:
-			v = text_value((const char *)sqlite3_column_text(st, i),
-				       sqlite3_column_bytes(st, i));
-			break;
-		default:	/* NULL; blobs are never selected */
-			v = json_null();
-		}
-		json_object_set_new(obj, sqlite3_column_name(st, i), v);
-	}
-	return obj;
-}
-
-/*
- * A read transaction: the parts of one answer come from one snapshot,
- * and the WAL read lock is taken once instead of once per statement.
- */
-static int read_begin(struct db *db)
-{
-	sqlite3_stmt *st;
-	int rc;
-
-	if (prepare(db, "BEGIN DEFERRED", &st))
-		return -1;
-	rc = sqlite3_step(st);
-	done(st);
-	if (rc != SQLITE_DONE)
-		return error("db_series", "begin: %s",
-			     sqlite3_errmsg(db_sqlite(db)));
-	return 0;
-}
-
-static void read_end(struct db *db)
-{
-	sqlite3_stmt *st;
-
-	if (!prepare(db, "COMMIT", &st)) {
-		sqlite3_step(st);
-		done(st);
-	}
-	/* A read-only transaction cannot fail to end; make sure. */
-	db_rollback(db);
-}
-
-/* Runs a prepared, bound statement and collects its rows into *rows. */
-static int collect(struct db *db, sqlite3_stmt *st, json_t *rows)
-{
-	int rc;
-
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		json_array_append_new(rows, row_object(st));
-	if (rc != SQLITE_DONE)
-		return error("db_series", "query: %s",
-			     sqlite3_errmsg(db_sqlite(db)));
-	return 0;
-}
 
 /*
  * A boot that failed: finished, but not ok (the same rule as the
  * analysis in db_analyze.c).
  */
 #define BOOT_FAILED "status NOT IN ('ok', 'running', 'queued')"
-
-/*
- * The "params" of each row (JSON text in the database) as the JSON value
- * it holds; text that does not parse stays text.
- */
-static void params_objects(json_t *rows)
-{
-	json_t *row, *text, *value;
-	size_t i;
-
-	json_array_foreach(rows, i, row) {
-		text = json_object_get(row, "params");
-		if (!json_is_string(text))
-			continue;
-		value = json_loads(json_string_value(text), JSON_DECODE_ANY,
-				   NULL);
-		if (value)
-			json_object_set_new(row, "params", value);
-	}
-}
-
-/* One query with a single id parameter, its rows as an array in *out. */
-static int rows_by_id(struct db *db, const char *sql, long long id,
-		      json_t **out)
-{
-	sqlite3_stmt *st = NULL;
-	json_t *rows = json_array();
-	int ret = -1;
-
-	if (prepare(db, sql, &st))
-		goto out;
-	sqlite3_bind_int64(st, 1, id);
-	if (collect(db, st, rows))
-		goto out;
-	*out = rows;
-	rows = NULL;
-	ret = 0;
-out:
-	json_decref(rows);
-	done(st);
-	return ret;
-}
 
 /*
  * A page was read with limit + 1 rows: drops the extra row and returns
@@ -202,7 +50,7 @@ int db_series_submit(struct db *db, const char *url, const char *mbox,
 
 	if (db_begin(db))
 		return -1;
-	if (prepare(db, sql, &st))
+	if (db_json_prepare(db, sql, &st))
 		goto out;
 	if (url)
 		sqlite3_bind_text(st, 1, url, -1, SQLITE_STATIC);
@@ -223,7 +71,7 @@ int db_series_submit(struct db *db, const char *url, const char *mbox,
 	*id = sid;
 	ret = 0;
 out:
-	done(st);
+	db_json_done(st);
 	if (ret)
 		db_rollback(db);
 	return ret;
@@ -255,7 +103,7 @@ int db_series_list(struct db *db, const struct series_filter *f,
 	json_t *rows = json_array();
 	int ret = -1;
 
-	if (prepare(db, sql, &st))
+	if (db_json_prepare(db, sql, &st))
 		goto out;
 	if (f->status)
 		sqlite3_bind_text(st, 1, f->status, -1, SQLITE_STATIC);
@@ -271,7 +119,7 @@ int db_series_list(struct db *db, const struct series_filter *f,
 		sqlite3_bind_int64(st, 6, f->after);
 	sqlite3_bind_int64(st, 7, (long long)f->limit + 1);
 	sqlite3_bind_int64(st, 8, f->offset);
-	if (collect(db, st, rows))
+	if (db_json_collect(db, st, rows))
 		goto out;
 
 	*next_before = page_cut(rows, f->limit);
@@ -280,7 +128,7 @@ int db_series_list(struct db *db, const struct series_filter *f,
 	ret = 0;
 out:
 	json_decref(rows);
-	done(st);
+	db_json_done(st);
 	return ret;
 }
 
@@ -348,9 +196,9 @@ int db_series_get(struct db *db, long long id, json_t **out)
 	int ret = -1;
 
 	*out = NULL;
-	if (read_begin(db))
+	if (db_json_read_begin(db))
 		return -1;
-	if (rows_by_id(db, series_sql, id, &rows))
+	if (db_json_rows_by_id(db, series_sql, id, &rows))
 		goto out;
 	series = json_incref(json_array_get(rows, 0));
 	json_decref(rows);
@@ -359,16 +207,16 @@ int db_series_get(struct db *db, long long id, json_t **out)
 		goto out;
 	}
 	for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
-		if (rows_by_id(db, parts[i].sql, id, &part))
+		if (db_json_rows_by_id(db, parts[i].sql, id, &part))
 			goto out;
-		params_objects(part);
+		db_json_parse_member(part, "params");
 		json_object_set_new(series, parts[i].key, part);
 	}
 	*out = series;
 	series = NULL;
 	ret = 0;
 out:
-	read_end(db);
+	db_json_read_end(db);
 	json_decref(series);
 	return ret;
 }
@@ -397,16 +245,16 @@ int db_series_samples(struct db *db, long long series_id,
 
 	*items = NULL;
 	*next_after = 0;
-	if (read_begin(db))
+	if (db_json_read_begin(db))
 		return -1;
-	if (rows_by_id(db, exists_sql, series_id, &rows))
+	if (db_json_rows_by_id(db, exists_sql, series_id, &rows))
 		goto out;
 	if (!json_array_size(rows)) {
 		ret = 0;
 		goto out;
 	}
 	json_array_clear(rows);
-	if (prepare(db, sql, &st))
+	if (db_json_prepare(db, sql, &st))
 		goto out;
 	sqlite3_bind_int64(st, 1, series_id);
 	if (f->run)
@@ -417,16 +265,16 @@ int db_series_samples(struct db *db, long long series_id,
 		sqlite3_bind_text(st, 4, f->metric, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 5, f->after);
 	sqlite3_bind_int64(st, 6, (long long)f->limit + 1);
-	if (collect(db, st, rows))
+	if (db_json_collect(db, st, rows))
 		goto out;
 	*next_after = page_cut(rows, f->limit);
-	params_objects(rows);
+	db_json_parse_member(rows, "params");
 	*items = rows;
 	rows = NULL;
 	ret = 0;
 out:
-	done(st);
-	read_end(db);
+	db_json_done(st);
+	db_json_read_end(db);
 	json_decref(rows);
 	return ret;
 }
