@@ -7,7 +7,9 @@
 #include <string.h>
 
 #include "analyze.h"
+#include "calib.h"
 #include "log.h"
+#include "sample.h"
 #include "strbuf.h"
 
 int analyze_fdr_parse(const char *s, enum analyze_fdr *out)
@@ -231,6 +233,17 @@ int analyze_set_compare(struct analyze_set *s, const struct stats_opts *o)
 		struct stats_opts mo = *o;
 
 		mo.direction = m->direction;
+		if (s->calib) {
+			struct sample k = { .workload = m->workload,
+					    .metric = m->metric,
+					    .params = m->params };
+			char *key = sample_key(&k);
+
+			m->calibration_id = calib_table_apply(s->calib, key,
+							      &mo);
+			free(key);
+		}
+		m->threshold = mo.threshold;
 		if (stats_compare_samples(m->v[0], m->n[0], m->v[1], m->n[1],
 					  &mo, &m->r) < 0)
 			return -1;

@@ -22,6 +22,7 @@
 
 #include "stats.h"
 
+struct calib_table;
 struct strbuf;
 
 #define ANALYZE_MAX_METRICS	4096	/* per run */
@@ -53,6 +54,8 @@ struct analyze_metric {
 	double *v[2];		/* per-boot medians, [enum analyze_side] */
 	size_t n[2], alloc[2];
 	struct stats_result r;	/* after analyze_set_compare() */
+	double threshold;	/* the practical threshold it was decided at */
+	long long calibration_id;	/* in force for it; 0 = none */
 	double p_adjusted;	/* NAN when r.p is NAN */
 	double p_holm;
 };
@@ -60,6 +63,10 @@ struct analyze_metric {
 struct analyze_set {
 	struct analyze_metric *m;	/* in the order first seen */
 	size_t n, alloc;
+	/* The calibrations of the run's hosts (calib.h), or NULL: each
+	 * metric's threshold and noise reference, as the run's looks had
+	 * them.  Set by the caller before analyze_set_compare(). */
+	const struct calib_table *calib;
 	/* The (metric, boot) whose iterations are being collected. */
 	size_t cur;		/* index into m; valid when open */
 	long long cur_boot;
@@ -91,7 +98,8 @@ void analyze_set_finish(struct analyze_set *s);
 
 /*
  * Compares every metric of the set with the options o (its direction
- * replaces o->direction).  -1 only when stats.c refuses the input
+ * replaces o->direction; s->calib, when set, raises its threshold and
+ * gives its noise reference).  -1 only when stats.c refuses the input
  * (logged by stats.c).
  */
 int analyze_set_compare(struct analyze_set *s, const struct stats_opts *o);

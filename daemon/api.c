@@ -21,6 +21,7 @@
 #include "api.h"
 #include "api_args.h"
 #include "config.h"
+#include "db_calib.h"
 #include "db.h"
 #include "db_series.h"
 #include "http.h"
@@ -376,6 +377,23 @@ static void health(struct http_request *req, void *arg)
 		"failed", (json_int_t)c.failed));
 }
 
+/* The hosts with their A/A calibrations (db_calib_hosts_json()). */
+static void hosts(struct http_request *req, void *arg)
+{
+	json_t *items;
+	struct db *db;
+
+	db = http_db(req);
+	if (!db)
+		return;
+	if (db_calib_hosts_json(db, &items)) {
+		http_reply_error(req, 500, "database",
+				 "the hosts could not be read");
+		return;
+	}
+	http_reply_json(req, 200, json_pack("{s:o}", "items", items));
+}
+
 static void metrics(struct http_request *req, void *arg)
 {
 	struct api *api = arg;
@@ -492,6 +510,7 @@ int api_start_opts(const struct api_opts *opts, struct api **out)
 			   get_series, api) ||
 	    http_route_add(api->http, "GET", "/api/v1/series/{id}/samples",
 			   series_samples, api) ||
+	    http_route_add(api->http, "GET", "/api/v1/hosts", hosts, api) ||
 	    http_route_add(api->http, "GET", "/api/v1/health", health, api) ||
 	    http_route_add(api->http, "GET", "/metrics", metrics, api) ||
 	    http_server_start(api->http)) {

@@ -296,6 +296,14 @@ void db_bind_text_or_null(sqlite3_stmt *st, int i, const char *s)
 		sqlite3_bind_null(st, i);
 }
 
+void db_bind_id_or_null(sqlite3_stmt *st, int i, long long id)
+{
+	if (id)
+		sqlite3_bind_int64(st, i, id);
+	else
+		sqlite3_bind_null(st, i);
+}
+
 char *db_column_strdup(sqlite3_stmt *st, int col)
 {
 	const unsigned char *t = sqlite3_column_text(st, col);

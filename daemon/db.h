@@ -48,6 +48,9 @@ struct sqlite3_stmt *db_stmt(struct db *db, const char *sql);
 /* Binds text, or NULL when s is NULL (SQLITE_STATIC: s must outlive it). */
 void db_bind_text_or_null(struct sqlite3_stmt *st, int i, const char *s);
 
+/* Binds a row id, or NULL when id is 0. */
+void db_bind_id_or_null(struct sqlite3_stmt *st, int i, long long id);
+
 /* A copy of a text column, NULL for SQL NULL; the caller frees it. */
 char *db_column_strdup(struct sqlite3_stmt *st, int col);
 

@@ -203,9 +203,10 @@ int db_analyze_store(struct db *db, long long series_id,
 		      "host_id, workload, metric, params, unit, direction, "
 		      "n_base, n_new, median_base, median_new, change_pct, "
 		      "ci_low_pct, ci_high_pct, p_value, p_adjusted, p_holm, "
-		      "verdict, flags) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
-		      "?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, "
-		      "?19, ?20, ?21)");
+		      "verdict, flags, threshold_pct, calibration_id) VALUES "
+		      "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
+		      "?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, "
+		      "?23)");
 	if (!ins)
 		goto fail;
 	for (i = 0; i < n; i++) {
@@ -235,6 +236,8 @@ int db_analyze_store(struct db *db, long long series_id,
 		bind_real(ins, 19, c->p_holm);
 		sqlite3_bind_text(ins, 20, c->verdict, -1, SQLITE_STATIC);
 		sqlite3_bind_text(ins, 21, c->flags, -1, SQLITE_STATIC);
+		bind_real(ins, 22, c->threshold_pct);
+		db_bind_id_or_null(ins, 23, c->calibration_id);
 		if (db_step_done(db, ins, "analyze", "insert comparison"))
 			goto fail;
 	}

@@ -70,6 +70,8 @@ struct db_comparison {
 	double change_pct, ci_low_pct, ci_high_pct;	/* percent */
 	double p_value, p_adjusted, p_holm;
 	const char *verdict, *flags;
+	double threshold_pct;		/* the practical threshold used */
+	long long calibration_id;	/* in force for it; 0 = NULL */
 };
 
 /*

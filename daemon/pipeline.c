@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "calibrate.h"
 #include "config.h"
 #include "db.h"
 #include "db_pipeline.h"
@@ -37,6 +38,9 @@ const struct pipeline_stage pipeline_stages[] = {
 	{ "analyze", "analyzing", "analyzed", "failed", "report", 0,
 	  stage_analyze },
 	{ "report", "reporting", "done", "failed", NULL, 0, NULL },
+	/* Not a series' stage: a job of its own, per arch (calibrate.h). */
+	{ "calibrate", "calibrating", "calibrated", "failed", NULL, 1,
+	  stage_calibrate },
 	{ NULL, NULL, NULL, NULL, NULL, 0, NULL },
 };
 

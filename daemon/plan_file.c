@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config.h"
 #include "log.h"
 #include "plan.h"
 #include "plan_file.h"
@@ -74,4 +75,27 @@ void plan_file_release(struct plan_file *pf)
 	strbuf_release(&pf->cmdline);
 	pf->path = NULL;
 	pf->plan = NULL;
+}
+
+int plan_file_load_configured(struct plan_file *pf, const struct config *cfg,
+			      int arch, int kvm, struct strbuf *reason)
+{
+	const char *path = cfg->plans[arch][kvm ? CONFIG_ACCEL_KVM :
+					    CONFIG_ACCEL_TCG];
+	struct strbuf dflt = STRBUF_INIT, err = STRBUF_INIT;
+	int ret = 0;
+
+	if (!path) {
+		strbuf_addf(&dflt, "%s/plans/default-%s.plan",
+			    KREGRESS_DATADIR, kvm ? "kvm" : "tcg");
+		path = dflt.buf;
+	}
+	if (plan_file_load(pf, path, &err)) {
+		strbuf_addf(reason, "%s: the plan cannot be used: %s",
+			    config_arch_str((enum config_arch)arch), err.buf);
+		ret = -1;
+	}
+	strbuf_release(&dflt);
+	strbuf_release(&err);
+	return ret;
 }

@@ -35,4 +35,15 @@ int plan_file_load(struct plan_file *pf, const char *path,
 		   struct strbuf *err);
 void plan_file_release(struct plan_file *pf);
 
+struct config;
+
+/*
+ * Loads the plan the configuration gives a config_arch on KVM (kvm 1) or
+ * TCG hosts, else the shipped default-kvm.plan or default-tcg.plan of
+ * KREGRESS_DATADIR/plans.  0, or -1 with "<arch>: the plan cannot be
+ * used: <why>" appended to reason.  Release *pf in either case.
+ */
+int plan_file_load_configured(struct plan_file *pf, const struct config *cfg,
+			      int arch, int kvm, struct strbuf *reason);
+
 #endif

@@ -515,10 +515,13 @@ static int decide(struct run *r, struct stats_seq *seq)
 	for (i = 0; i < rep->nmetrics; i++) {
 		struct runner_metric *m = &rep->metrics[i];
 		int decides = m->primary || !any_primary;
+		struct stats_opts mo = o;
 
-		o.direction = m->direction;
+		mo.direction = m->direction;
+		if (r->spec->metric_opts)
+			r->spec->metric_opts(r->spec->opaque, m->key, &mo);
 		if (stats_compare_samples(m->values[0], m->n[0],
-					  m->values[1], m->n[1], &o,
+					  m->values[1], m->n[1], &mo,
 					  &m->result) < 0) {
 			if (decides)
 				stop = all = 0;

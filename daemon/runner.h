@@ -83,6 +83,11 @@ struct runner_spec {
 	 * at once, not even for two runs. */
 	void (*on_start)(void *opaque, const struct runner_boot *b);
 	void (*on_boot)(void *opaque, const struct runner_boot *b);
+	/* Per metric at each look, before its comparison (may be NULL):
+	 * may raise o->threshold and set its noise reference, as the
+	 * host's calibration says (calib.h).  Under the same lock. */
+	void (*metric_opts)(void *opaque, const char *key,
+			    struct stats_opts *o);
 	void *opaque;
 	/* Once *stop is non-zero (a signal handler sets it), no boot
 	 * starts; the run ends RUNNER_STOPPED when those under way end. */

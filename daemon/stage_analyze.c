@@ -1,16 +1,20 @@
 /*
  * stage_analyze.c - the analyze stage of the pipeline (see
- * stage_analyze.h).  No SQL here (db_analyze.c) and no statistics
- * (analyze.c, stats.c): this file chooses the runs, says why one cannot
- * be analysed, and turns results into rows.
+ * stage_analyze.h).  No SQL here (db_analyze.c, db_calib.c) and no
+ * statistics (analyze.c, stats.c, calib.c): this file chooses the runs,
+ * gives each the thresholds and noise references of the calibrations
+ * its looks used, says why one cannot be analysed, and turns results
+ * into rows.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analyze.h"
+#include "calib.h"
 #include "config.h"
 #include "db_analyze.h"
+#include "db_calib.h"
 #include "jobq.h"
 #include "log.h"
 #include "stage_analyze.h"
@@ -121,6 +125,8 @@ static struct db_comparison *rows_of(const struct db_analyze_run *runs,
 			c->p_holm = m->p_holm;
 			c->verdict = stats_verdict_str(r->verdict);
 			c->flags = analyze_flags_str(r->flags);
+			c->threshold_pct = m->threshold * 100;
+			c->calibration_id = m->calibration_id;
 		}
 	*n = total;
 	return rows;
@@ -137,6 +143,7 @@ static int analyze_run(struct pipeline_ctx *ctx,
 {
 	struct feed f = { set, STRBUF_INIT };
 	struct stats_opts ro = *o;
+	struct calib_table calib;
 	int rc;
 
 	unusable(r, reason);
@@ -160,7 +167,17 @@ static int analyze_run(struct pipeline_ctx *ctx,
 	if (r->alpha > 0 && r->max_per_side && r->nlooks)
 		ro.alpha = stats_seq_replay(r->alpha, r->max_per_side,
 					    r->looks, r->nlooks);
-	return analyze_set_compare(set, &ro) ? -2 : 0;
+	/* ... and each metric at the threshold its looks had. */
+	calib_table_init(&calib);
+	if (db_calib_for_run(ctx->db, r->id, &calib)) {
+		calib_table_release(&calib);
+		return -1;
+	}
+	set->calib = &calib;
+	rc = analyze_set_compare(set, &ro) ? -2 : 0;
+	set->calib = NULL;
+	calib_table_release(&calib);
+	return rc;
 }
 
 enum pipeline_result stage_analyze(struct pipeline_ctx *ctx,
