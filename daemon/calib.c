@@ -592,6 +592,12 @@ static void replay(struct sim *s, struct calib_result *out)
 				r->real_truncated++;
 				continue;
 			}
+			/* the running mean (NAN before the first) */
+			r->real_stop_mean = ((r->real_comparisons ?
+					      r->real_stop_mean *
+					      (double)r->real_comparisons :
+					      0) + (double)s->n) /
+					    (double)(r->real_comparisons + 1);
 			r->real_comparisons++;
 			r->real_false_alarms +=
 				calib_false_alarm(s->verdict[m]);
@@ -626,6 +632,7 @@ int calib_compute(const struct calib_data *d, const struct calib_design *o,
 		noise(d, m, &out[m]);
 		out[m].resolve = out[m].alarm = out[m].detectable = NAN;
 		out[m].stop_mean = NAN;
+		out[m].real_stop_mean = NAN;
 		thr[m] = o->stats.threshold;
 	}
 	s.thr = thr;

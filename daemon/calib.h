@@ -113,6 +113,7 @@ struct calib_result {
 	/* the real boots replayed: complete comparisons, and one that
 	 * the boots ran out in (neither stopped nor at the budget) */
 	size_t real_comparisons, real_false_alarms, real_truncated;
+	double real_stop_mean;	/* boots per side at their stops */
 	enum stats_verdict real_verdict;	/* of the first complete one */
 	int have_real;
 	double resolve, alarm;	/* fractions; NAN: no resampling */

@@ -242,7 +242,7 @@ static void print_json(const struct about *a, const struct calib_design *d,
 				num_or_null(shift[j][i].n_median)));
 		json_array_append_new(metrics, json_pack(
 			"{s:s,s:s,s:o,s:s,s:s,s:b,s:I,s:o,s:o,s:I,s:I,s:I,"
-			"s:o,s:I,s:I,s:I,s:o,s:o,s:o,s:o,s:o,s:o}",
+			"s:o,s:I,s:I,s:I,s:o,s:o,s:o,s:o,s:o,s:o,s:o}",
 			"workload", m->workload, "metric", m->metric,
 			"params", params ? params : json_string(m->params),
 			"unit", m->unit, "direction",
@@ -258,6 +258,7 @@ static void print_json(const struct about *a, const struct calib_design *d,
 			"real_false_alarms",
 			(json_int_t)r[i].real_false_alarms,
 			"real_truncated", (json_int_t)r[i].real_truncated,
+			"real_stop_mean", num_or_null(r[i].real_stop_mean),
 			"real_verdict", r[i].have_real ?
 			json_string(stats_verdict_str(r[i].real_verdict)) :
 			json_null(),

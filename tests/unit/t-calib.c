@@ -123,6 +123,7 @@ static void test_constant(void)
 	       "ran out");
 	is_str(stats_verdict_str(r[0].real_verdict), "no-change",
 	       "the real comparison: no-change");
+	is_double(r[0].real_stop_mean, 6, 0, "... stopped at 6 boots a side");
 	is_double(r[0].detectable, 0.0025, 0, "the smallest change tried is "
 		  "detected");
 	is_int(calib_shift(&d, &o, thr, 0.10, 100, sh), 0, "a 10%% change");
