@@ -69,6 +69,7 @@ DEBIAN_PACKAGES += libvirt-dev		# vm.c
 DEBIAN_PACKAGES += zlib1g-dev		# gzip in fetch.c and initramfs.c
 DEBIAN_PACKAGES += gcc-aarch64-linux-gnu	# arm64 kernels and workloads
 DEBIAN_PACKAGES += libc6-dev-arm64-cross	# the static aarch64 workloads
+DEBIAN_PACKAGES += nodejs npm		# web/web.mk: npm ci, the bundle
 # running it
 DEBIAN_PACKAGES += ca-certificates	# https:// to lore and patchwork
 DEBIAN_PACKAGES += git			# tree import commits, git apply -3
@@ -95,6 +96,8 @@ DEBIAN_PACKAGES += systemd		# t-systemd.sh: systemd-analyze etc.
 DEBIAN_PACKAGES += clang		# make check-fuzz (libFuzzer)
 DEBIAN_PACKAGES += wrk			# tests/bench/api-load.c
 DEBIAN_PACKAGES += python3-scipy python3-numpy	# stats/make-golden.py
+DEBIAN_PACKAGES += chromium		# t-dashboard-browser.sh (playwright-core)
+DEBIAN_PACKAGES += quilt		# tests/fixtures/diff/make-fixtures.sh
 
 # libkregress: daemon/ but for the two main()s, and proto/, the code that
 # is also compiled into the static guest programs (workloads/workloads.mk).
@@ -185,10 +188,14 @@ bench: programs
 
 .PHONY: check check-all check-fast bench
 
+# A package counts as present when an installed one is or provides it
+# (a Node.js build that bundles npm provides npm, and conflicts with it).
 deps:
-	@missing=$$(for p in $(DEBIAN_PACKAGES); do \
-		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
-		grep -q '^install ok installed$$' || echo $$p; done); \
+	@have=$$(dpkg-query -W -f='$${db:Status-Abbrev} $${Package},$${Provides}\n' | \
+		sed -n 's/^ii *//p' | sed 's/([^)]*)//g' | tr ', ' '\n\n' | \
+		sed '/^$$/d; s/:.*//'); \
+	missing=$$(for p in $(DEBIAN_PACKAGES); do \
+		echo "$$have" | grep -qx -- "$$p" || echo $$p; done); \
 	if [ -z "$$missing" ]; then \
 		echo "deps: all Debian packages present"; \
 	else \

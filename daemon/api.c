@@ -7,6 +7,7 @@
  * through db_series.c; this file only shapes requests and responses.
  */
 #include <ctype.h>
+#include <limits.h>
 #include <pthread.h>
 #include <errno.h>
 #include <stdint.h>
@@ -20,14 +21,16 @@
 #include "allowlist.h"
 #include "api.h"
 #include "api_args.h"
+#include "api_web.h"
 #include "config.h"
-#include "db_calib.h"
 #include "db.h"
 #include "db_series.h"
 #include "http.h"
 #include "jobq.h"
 #include "log.h"
+#include "stage_analyze.h"
 #include "strbuf.h"
+#include "web.h"
 
 #define API_URL_MAX		4096
 #define API_LIMIT_DEFAULT	50
@@ -45,6 +48,8 @@ struct api_access {
 
 struct api {
 	struct http_server *http;
+	struct api_web *dash;	/* the dashboard's API routes */
+	struct web *web;	/* its files; NULL: none */
 	pthread_rwlock_t lock;	/* readers: handlers; writer: reload */
 	struct api_access *access;
 };
@@ -263,6 +268,9 @@ static void list_series(struct http_request *req, void *arg)
 	    api_query_str(req, "list", &f.list) ||
 	    api_query_str(req, "author", &f.author) ||
 	    api_query_str(req, "q", &f.q) ||
+	    api_query_str(req, "tree", &f.tree) ||
+	    api_query_str(req, "arch", &f.arch) ||
+	    api_query_str(req, "verdict", &f.verdict) ||
 	    api_query_ll(req, "limit", 1, API_LIMIT_MAX, &limit) ||
 	    api_query_ll(req, "before", 1, INT64_MAX, &f.before) ||
 	    api_query_ll(req, "after", 0, INT64_MAX, &f.after) ||
@@ -377,23 +385,6 @@ static void health(struct http_request *req, void *arg)
 		"failed", (json_int_t)c.failed));
 }
 
-/* The hosts with their A/A calibrations (db_calib_hosts_json()). */
-static void hosts(struct http_request *req, void *arg)
-{
-	json_t *items;
-	struct db *db;
-
-	db = http_db(req);
-	if (!db)
-		return;
-	if (db_calib_hosts_json(db, &items)) {
-		http_reply_error(req, 500, "database",
-				 "the hosts could not be read");
-		return;
-	}
-	http_reply_json(req, 200, json_pack("{s:o}", "items", items));
-}
-
 static void metrics(struct http_request *req, void *arg)
 {
 	struct api *api = arg;
@@ -500,6 +491,14 @@ int api_start_opts(const struct api_opts *opts, struct api **out)
 		die("api", "out of memory");
 	pthread_rwlock_init(&api->lock, NULL);
 	api->access = access_new(opts);
+	api->dash = api_web_new(opts->state_dir, opts->stats);
+	if (opts->web_dir && web_new(opts->web_dir, &api->web)) {
+		api_stop(api);
+		return -1;
+	}
+	if (api->web)
+		log_info("api", "serving the dashboard from %s",
+			 opts->web_dir);
 
 	if (http_server_new(&ho, &api->http) ||
 	    http_route_add(api->http, "POST", "/api/v1/series",
@@ -510,9 +509,10 @@ int api_start_opts(const struct api_opts *opts, struct api **out)
 			   get_series, api) ||
 	    http_route_add(api->http, "GET", "/api/v1/series/{id}/samples",
 			   series_samples, api) ||
-	    http_route_add(api->http, "GET", "/api/v1/hosts", hosts, api) ||
 	    http_route_add(api->http, "GET", "/api/v1/health", health, api) ||
 	    http_route_add(api->http, "GET", "/metrics", metrics, api) ||
+	    api_web_routes_add(api->dash, api->http) ||
+	    (api->web && web_routes_add(api->web, api->http)) ||
 	    http_server_start(api->http)) {
 		api_stop(api);
 		return -1;
@@ -534,6 +534,8 @@ void api_stop(struct api *api)
 	if (!api)
 		return;
 	http_server_free(api->http);
+	api_web_free(api->dash);
+	web_free(api->web);
 	access_free(api->access);
 	pthread_rwlock_destroy(&api->lock);
 	free(api);
@@ -553,6 +555,7 @@ static void opts_from_config(const struct config *cfg, struct api_opts *o)
 		tokens[i] = cfg->api.tokens[i].value;
 	o->listen = cfg->api.listen;
 	o->db_path = cfg->database;
+	o->state_dir = cfg->state_dir;
 	o->tokens = tokens;
 	o->n_tokens = cfg->api.n_tokens;
 	/* An empty allowlist in the file means no URL at all. */
@@ -569,9 +572,20 @@ static void opts_from_config(const struct config *cfg, struct api_opts *o)
 int api_start(const struct config *cfg, struct api **out)
 {
 	struct api_opts o = { 0 };
+	char web_dir[PATH_MAX];
+	struct stats_opts stats;
+	enum analyze_fdr fdr;
 	int ret;
 
 	opts_from_config(cfg, &o);
+	stage_analyze_options(cfg, &stats, &fdr);
+	o.stats = &stats;
+	if (!web_find_dir(web_dir, sizeof(web_dir)))
+		o.web_dir = web_dir;
+	else
+		log_warn("api", "no dashboard next to the program or in "
+			 "%s/web (build it with make): only the API is "
+			 "served", KREGRESS_DATADIR);
 	ret = api_start_opts(&o, out);
 	free((void *)o.tokens);
 	return ret;

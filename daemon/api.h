@@ -4,7 +4,8 @@
  * Routes: POST/GET /api/v1/series, GET /api/v1/series/{id},
  * GET /api/v1/series/{id}/samples (raw samples, keyset pages by sample
  * id: ?after=ID&limit=N, at most 10000 a page; filters run, workload,
- * metric), GET /api/v1/health, GET /metrics.  Write routes need a bearer token,
+ * metric), GET /api/v1/health, GET /metrics; the dashboard's routes
+ * (api_web.h) and its pages and files (web.h).  Write routes need a bearer token,
  * compared in constant time against the configured ones.  Every error is
  * {"error":{"code":...,"message":...}} with its HTTP status.
  */
@@ -15,6 +16,7 @@
 
 struct api;
 struct config;
+struct stats_opts;
 
 struct api_opts {
 	const char *listen;	/* host:port; NULL = 127.0.0.1:8080 */
@@ -29,6 +31,12 @@ struct api_opts {
 	/* Connection limits (struct http_opts); each 0 = http.h's default */
 	unsigned max_connections, max_per_address;
 	unsigned header_timeout_s, idle_timeout_s;
+	/* The dashboard (api_web.h, web.h): its files (NULL = none), the
+	 * directory console logs must be under, the statistics options
+	 * (stage_analyze_options(); NULL = stats.c's defaults). */
+	const char *web_dir;
+	const char *state_dir;
+	const struct stats_opts *stats;
 };
 
 /*
@@ -40,7 +48,8 @@ int api_start_opts(const struct api_opts *opts, struct api **out);
 /*
  * api_start_opts() with the address, tokens, body cap, URL allowlist,
  * connection limits and database of kregressd's configuration (api.*,
- * url_allowlist, limits.api_*, database).
+ * url_allowlist, limits.api_*, database), its state_dir and stats.*,
+ * and the dashboard web_find_dir() finds.
  */
 int api_start(const struct config *cfg, struct api **out);
 

@@ -21,13 +21,20 @@
  *
  * Safety: patches are untrusted.  The diff is scanned by diff.c, the same
  * scanner that cut it out of the mail, and only the bytes it took reach
- * libgit2 and git apply.  Before anything is applied, every path the
- * scanner found in the headers must be relative and free of "..", "." and
- * ".git" components and of control characters, no path may lead through
- * a symbolic link (one in the base tree or one the same patch creates),
- * and every path libgit2 reads must be one of them.  A NUL byte, a broken
- * header or text after the diff (but a signature) makes the patch unsafe
- * too.  Such a patch is APPLY_REJECTED.
+ * libgit2 and git apply: each file's header and its hunks (or binary
+ * data), nothing between them.  libgit2 reads only "diff --git a/ b/"
+ * diffs, so a file in any other form (quilt, diff -u, --no-prefix, other
+ * prefixes) gets a canonical header written from the scanner's paths in
+ * the tree and strip level, with its extended header lines as they were:
+ * the patch applies at the strip level its names say.  Before anything
+ * is applied, every path that goes to libgit2 must be relative and free
+ * of "..", "." and ".git" components and of control characters, no path
+ * may lead through a symbolic link (one in the base tree or one the same
+ * patch creates), and every path libgit2 reads must be one of them.  A
+ * NUL byte, a broken header or text after the diff (but a signature)
+ * makes the patch unsafe too.  Such a patch is APPLY_REJECTED.  A hunk
+ * whose counts are wrong, or a binary change without its data, does not
+ * apply (APPLY_FAILED, with the file and hunk).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -283,12 +290,33 @@ static int check_path(const char *p, size_t n, struct strbuf *why)
 }
 
 /* The most paths one file of a diff names (see file_paths()). */
-#define FILE_PATHS 8
+#define FILE_PATHS 10
+
+static int prefixed(struct diff_path p, char c)
+{
+	return p.p && p.n > 2 && p.p[0] == c && p.p[1] == '/';
+}
 
 /*
- * The paths file f names, as the tree knows them: the names of its "diff
- * --git" and "--- "/"+++ " lines without their a/ or b/ prefix, and the
- * rename/copy values; "/dev/null" left out.  new_side[i] says whether
+ * Is f's header handed on as it is?  Only a "diff --git a/X b/Y" file
+ * whose names all have git's own prefixes; every other gets a canonical
+ * header (canonical_header()).
+ */
+static int header_as_is(const struct diff_file *f)
+{
+	return f->git && f->strip == 1 && prefixed(f->git_old, 'a') &&
+	       prefixed(f->git_new, 'b') &&
+	       (!f->old.p || diff_path_is_null(f->old) ||
+		prefixed(f->old, 'a')) &&
+	       (!f->new.p || diff_path_is_null(f->new) ||
+		prefixed(f->new, 'b'));
+}
+
+/*
+ * The paths of file f that reach libgit2, as the tree knows them: its
+ * paths in the tree and rename/copy values, and, for a header handed on
+ * as it is, the names of its "diff --git" and "--- "/"+++ " lines
+ * without their prefix; "/dev/null" left out.  new_side[i] says whether
  * out[i] is a path the patch writes.  Returns how many.
  */
 static size_t file_paths(const struct diff_file *f,
@@ -296,21 +324,19 @@ static size_t file_paths(const struct diff_file *f,
 			 int new_side[FILE_PATHS])
 {
 	const struct diff_path in[FILE_PATHS] = {
-		f->git_old, f->git_new, f->old, f->new,
-		f->rename_from, f->rename_to, f->copy_from, f->copy_to,
+		f->old_path, f->new_path, f->rename_from, f->rename_to,
+		f->copy_from, f->copy_to, f->git_old, f->git_new, f->old,
+		f->new,
 	};
-	size_t i, n = 0;
+	size_t i, n = 0, last = header_as_is(f) ? FILE_PATHS : 6;
 
-	for (i = 0; i < FILE_PATHS; i++) {
+	for (i = 0; i < last; i++) {
 		struct diff_path p = in[i];
 
 		if (!p.p || diff_path_is_null(p))
 			continue;
-		if (i < 4 && p.n > 2 && (p.p[0] == 'a' || p.p[0] == 'b') &&
-		    p.p[1] == '/') {
-			p.p += 2;
-			p.n -= 2;
-		}
+		if (i >= 6)
+			p = diff_path_strip1(p);
 		new_side[n] = i % 2;
 		out[n++] = p;
 	}
@@ -358,10 +384,10 @@ static int is_signature(const char *buf, size_t len, size_t off)
 }
 
 /*
- * Everything but truncation that makes d unsafe to hand on: an unsafe
- * path, a scanner error, text outside the diff (blank lines may come
- * before it; blank lines, then a mail signature and anything after it,
- * may follow it).  0 or -1 with why.
+ * Everything but wrong hunk counts (a truncated hunk too) that makes d
+ * unsafe to hand on: an unsafe path, a scanner error, text outside the
+ * diff (blank lines may come before it; blank lines, then a mail
+ * signature and anything after it, may follow it).  0 or -1 with why.
  */
 static int check_diff(const char *buf, size_t len, const struct diff *d,
 		      struct strbuf *why)
@@ -377,7 +403,8 @@ static int check_diff(const char *buf, size_t len, const struct diff *d,
 			if (check_path(paths[k].p, paths[k].n, why) < 0)
 				return -1;
 	}
-	if (d->error != DIFF_OK && d->error != DIFF_ERR_TRUNCATED) {
+	if (d->error != DIFF_OK && d->error != DIFF_ERR_TRUNCATED &&
+	    d->error != DIFF_ERR_HUNK_COUNT) {
 		strbuf_addf(why, "%s at line %zu of the diff: ",
 			    diff_error_str(d->error), d->error_line);
 		add_line(why, buf, len, d->error_off);
@@ -875,11 +902,90 @@ static void set_failure(struct apply_result *res, enum apply_status st,
 	res->reason = strdup(reason);
 }
 
+/* A path after a prefix; git ends one holding a space with a tab. */
+static void add_path(struct strbuf *sb, const char *prefix,
+		     struct diff_path p, int pair)
+{
+	if (!p.p) {
+		strbuf_addstr(sb, "/dev/null");
+		return;
+	}
+	strbuf_addf(sb, "%s%.*s", prefix, (int)p.n, p.p);
+	if (pair && memchr(p.p, ' ', p.n))
+		strbuf_addch(sb, '\t');
+}
+
+/*
+ * A "diff --git a/X b/Y" header for file f of buf, from its paths in the
+ * tree (checked before): its extended header lines as they were (or the
+ * creation or deletion a traditional file says), then, when it has
+ * hunks, the "--- "/"+++ " pair.
+ */
+static void canonical_header(const struct diff_file *f, const char *buf,
+			     struct strbuf *out)
+{
+	struct diff_path o = f->old_path.p ? f->old_path : f->new_path;
+	struct diff_path n = f->new_path.p ? f->new_path : f->old_path;
+
+	strbuf_addstr(out, "diff --git ");
+	add_path(out, "a/", o, 0);
+	strbuf_addch(out, ' ');
+	add_path(out, "b/", n, 0);
+	strbuf_addch(out, '\n');
+	if (f->git)
+		strbuf_add(out, buf + f->ext_start, f->ext_end - f->ext_start);
+	else if (f->new_file)
+		strbuf_addstr(out, "new file mode 100644\n");
+	else if (f->deleted_file)
+		strbuf_addstr(out, "deleted file mode 100644\n");
+	if (!f->nr_hunks)
+		return;
+	strbuf_addstr(out, "--- ");
+	add_path(out, "a/", f->old_path, 1);
+	strbuf_addstr(out, "\n+++ ");
+	add_path(out, "b/", f->new_path, 1);
+	strbuf_addch(out, '\n');
+}
+
+/*
+ * What libgit2 and git apply get of d: per file its header (as it is, or
+ * canonical_header()), then its hunks or binary data, each piece exactly
+ * the scanner's bytes.  libgit2's parser wants every line terminated,
+ * and a binary patch's last base85 block ended by an empty line, which
+ * mail handling (trailing blank lines trimmed) may have eaten.
+ */
+static void diff_pieces(const struct diff *d, const char *buf,
+			struct strbuf *patch)
+{
+	size_t i, k;
+
+	for (i = 0; i < d->nr_files; i++) {
+		const struct diff_file *f = &d->files[i];
+
+		if (header_as_is(f))
+			strbuf_add(patch, buf + f->start, f->body - f->start);
+		else
+			canonical_header(f, buf, patch);
+		if (f->binary)
+			strbuf_add(patch, buf + f->body, f->end - f->body);
+		for (k = 0; k < f->nr_hunks; k++) {
+			const struct diff_hunk *h = &d->hunks[f->first_hunk + k];
+
+			strbuf_add(patch, buf + h->start, h->end - h->start);
+		}
+		if (patch->len && patch->buf[patch->len - 1] != '\n')
+			strbuf_addch(patch, '\n');
+		if (f->binary == DIFF_BINARY_PATCH && !f->binary_ended)
+			strbuf_addch(patch, '\n');
+	}
+}
+
 /*
  * The diff of p as libgit2 and git apply get it: crlf_to_lf() into text,
- * scanned into d, checked (check_diff()), and only the bytes the scanner
- * took copied to patch.  Returns 0, or 1 when the diff is too large,
- * absent, unsafe or truncated (res filled).
+ * scanned into d, checked (check_diff()), and its pieces (diff_pieces())
+ * copied to patch.  Returns 0, or 1 when the diff is too large, absent,
+ * unsafe, has wrong hunk counts or a binary change without data (res
+ * filled).
  */
 static int diff_prepare(const struct apply_patch *p, size_t idx,
 			struct strbuf *text, struct diff *d,
@@ -887,7 +993,8 @@ static int diff_prepare(const struct apply_patch *p, size_t idx,
 {
 	struct strbuf why = STRBUF_INIT, file = STRBUF_INIT;
 	struct strbuf hunk = STRBUF_INIT;
-	const struct diff_file *last;
+	struct diff_path where, hline;
+	size_t i;
 	int ret = 1;
 
 	if (p->diff_len > APPLY_MAX_DIFF) {
@@ -906,36 +1013,31 @@ static int diff_prepare(const struct apply_patch *p, size_t idx,
 		set_failure(res, APPLY_REJECTED, idx, NULL, NULL, why.buf);
 		goto out;
 	}
-	last = &d->files[d->nr_files - 1];
-	if (d->error == DIFF_ERR_TRUNCATED) {
-		struct diff_path paths[FILE_PATHS];
-		int new_side[FILE_PATHS];
-		size_t n = file_paths(last, paths, new_side);
-		const struct diff_hunk *h = &d->hunks[d->nr_hunks - 1];
-		const char *nl = memchr(text->buf + h->start, '\n',
-					text->len - h->start);
-
-		if (n)
-			strbuf_add(&file, paths[n - 1].p, paths[n - 1].n);
-		strbuf_add(&hunk, text->buf + h->start, nl ?
-			   (size_t)(nl - text->buf - h->start) :
-			   text->len - h->start);
+	if (d->error == DIFF_ERR_TRUNCATED || d->error == DIFF_ERR_HUNK_COUNT) {
+		diff_error_where(d, text->buf, &where, &hline);
+		if (where.p)
+			strbuf_add(&file, where.p, where.n);
+		if (hline.p)
+			strbuf_add(&hunk, hline.p, hline.n);
 		strbuf_addf(&why, "malformed diff: %s at line %zu",
 			    diff_error_str(d->error), d->error_line);
 		set_failure(res, APPLY_FAILED, idx, file.buf, hunk.buf,
 			    why.buf);
 		goto out;
 	}
-	strbuf_add(patch, text->buf + d->start, d->end - d->start);
-	/*
-	 * libgit2's parser wants the last line terminated, and a binary
-	 * patch's last base85 block ended by an empty line, which mail
-	 * handling (trailing blank lines trimmed) may have eaten.
-	 */
-	if (patch->len && patch->buf[patch->len - 1] != '\n')
-		strbuf_addch(patch, '\n');
-	if (last->binary == DIFF_BINARY_PATCH && !last->binary_ended)
-		strbuf_addch(patch, '\n');
+	for (i = 0; i < d->nr_files; i++) {
+		struct diff_path path = diff_file_path(&d->files[i]);
+
+		if (d->files[i].binary != DIFF_BINARY_DIFFER)
+			continue;
+		strbuf_add(&file, path.p, path.n);
+		set_failure(res, APPLY_FAILED, idx, file.buf, NULL,
+			    "a binary change without its data (\"Binary "
+			    "files ... differ\"): git format-patch or git "
+			    "diff --binary sends it");
+		goto out;
+	}
+	diff_pieces(d, text->buf, patch);
 	ret = 0;
 out:
 	strbuf_release(&why);

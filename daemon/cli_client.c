@@ -433,6 +433,24 @@ static void print_run(const char *prefix, json_t *r)
 	       num(r, "analyzed") ? "" : " (not analyzed)");
 }
 
+/* The series' versions: the one before it, the one that superseded it. */
+static void print_versions(json_t *s)
+{
+	json_t *prev = json_object_get(s, "since_previous"), *p;
+	size_t i;
+
+	if (num(s, "previous_id"))
+		printf("  previous:    v%lld, series %lld (%s)\n",
+		       num(s, "previous_version"), num(s, "previous_id"),
+		       *str(prev, "status") ? str(prev, "status") : "?");
+	if (num(s, "superseded_by"))
+		printf("  superseded:  by v%lld, series %lld\n",
+		       num(s, "superseded_by_version"),
+		       num(s, "superseded_by"));
+	json_array_foreach(json_object_get(s, "problems"), i, p)
+		printf("  problem:     %s\n", json_string_value(p));
+}
+
 static void print_series(json_t *s)
 {
 	json_t *patches = json_object_get(s, "patches"), *p;
@@ -455,6 +473,7 @@ static void print_series(json_t *s)
 	printf("  submitted:   %s UTC\n", when);
 	print_time(num(s, "updated_at"), when, sizeof(when));
 	printf("  updated:     %s UTC\n", when);
+	print_versions(s);
 	if (*str(s, "tree"))
 		printf("  tree:        %s\n", str(s, "tree"));
 	if (*str(s, "base_used"))
@@ -536,7 +555,8 @@ out:
 static int final_status(const char *status)
 {
 	static const char *const finals[] = {
-		"done", "failed", "incomplete", "does-not-apply", NULL,
+		"done", "failed", "incomplete", "does-not-apply", "superseded",
+		NULL,
 	};
 	size_t len = strlen(status);
 	int i;
@@ -768,7 +788,8 @@ static void print_comparison(json_t *c, double min_threshold)
 	json_t *params = json_object_get(c, "params");
 	char *ptext = NULL;
 
-	snprintf(name, sizeof(name), "%s/%s", str(c, "workload"),
+	snprintf(name, sizeof(name), "%s%s/%s",
+		 num(c, "is_primary") ? "* " : "", str(c, "workload"),
 		 str(c, "metric"));
 	snprintf(n, sizeof(n), "%lld/%lld", num(c, "n_base"),
 		 num(c, "n_new"));
@@ -861,6 +882,45 @@ static void print_verdicts(json_t *cmp)
 	printf("\n");
 }
 
+/*
+ * Per metric, the previous version's verdict and change next to this
+ * one's ("since_previous" of the API).
+ */
+static void print_since_previous(json_t *doc)
+{
+	json_t *sp = json_object_get(doc, "since_previous"), *m;
+	json_t *params;
+	char name[80], chg[16], pchg[16], ver[16], pver[16];
+	size_t i;
+
+	if (!json_is_object(sp))
+		return;
+	printf("since v%lld (series %lld, %s):\n", num(sp, "version"),
+	       num(sp, "series_id"), str(sp, "status"));
+	snprintf(pver, sizeof(pver), "v%lld", num(sp, "version"));
+	snprintf(ver, sizeof(ver), "v%lld", num(doc, "version"));
+	printf("  %-8s %-30s %-19s %9s   %-19s %9s\n", "ARCH", "METRIC",
+	       pver, "CHANGE", ver, "CHANGE");
+	json_array_foreach(json_object_get(sp, "metrics"), i, m) {
+		char *ptext = NULL;
+
+		params = json_object_get(m, "params");
+		if (json_is_object(params) && json_object_size(params))
+			ptext = json_dumps(params, JSON_COMPACT |
+					   JSON_SORT_KEYS);
+		snprintf(name, sizeof(name), "%s/%s%s%s", str(m, "workload"),
+			 str(m, "metric"), ptext ? " " : "",
+			 ptext ? ptext : "");
+		free(ptext);
+		fmt_num(m, "previous_change_pct", FMT_PCT, pchg, sizeof(pchg));
+		fmt_num(m, "change_pct", FMT_PCT, chg, sizeof(chg));
+		printf("  %-8s %-30s %-19s %9s   %-19s %9s\n", str(m, "arch"),
+		       name, *str(m, "previous_verdict") ?
+		       str(m, "previous_verdict") : "-", pchg,
+		       *str(m, "verdict") ? str(m, "verdict") : "-", chg);
+	}
+}
+
 int cli_results_print(json_t *doc, long long id, int json)
 {
 	json_t *cmp = json_object_get(doc, "comparisons");
@@ -868,9 +928,11 @@ int cli_results_print(json_t *doc, long long id, int json)
 	size_t i;
 
 	if (json) {
-		json_t *res = json_pack("{s:I,s:O?,s:O?,s:O?}", "id",
+		json_t *res = json_pack("{s:I,s:O?,s:O?,s:O?,s:O?}", "id",
 			(json_int_t)id, "status", json_object_get(doc,
-			"status"), "runs", runs, "comparisons", cmp);
+			"status"), "runs", runs, "comparisons", cmp,
+			"since_previous", json_object_get(doc,
+			"since_previous"));
 		char *text = res ? json_dumps(res, JSON_COMPACT) : NULL;
 
 		json_decref(res);
@@ -889,6 +951,7 @@ int cli_results_print(json_t *doc, long long id, int json)
 	}
 	if (print_comparisons(cmp, runs, 0))
 		printf("(comparisons of runs not listed above)\n");
+	print_since_previous(doc);
 	if (!json_array_size(cmp)) {
 		printf("no results yet\n");
 		return CLI_OK;
@@ -903,7 +966,8 @@ int cli_results_print(json_t *doc, long long id, int json)
 	       "count for no change): P < alpha exactly when\nthe CI excludes "
 	       "0; P ADJ: adjusted over the series' metrics by "
 	       "stats.fdr_method;\nP HOLM: Holm-adjusted, what an e-mail "
-	       "report goes by\n");
+	       "report goes by; *: a primary metric, what its\nworkload "
+	       "measures (a run stops when these are decided)\n");
 	return CLI_OK;
 }
 

@@ -59,9 +59,14 @@ static void print_patch(const struct series_patch *p, const char *label)
 			printf(" %s", p->files[i]);
 		printf("\n");
 	}
-	for (i = 0; i < p->nr_trailers; i++)
-		printf("      %s: %s (reply <%s>)\n", p->trailers[i].name,
+	for (i = 0; i < p->nr_trailers; i++) {
+		printf("      %s: %s (reply <%s>", p->trailers[i].name,
 		       p->trailers[i].value, p->trailers[i].message_id);
+		if (p->trailers[i].from_version)
+			printf(", carried over from v%d",
+			       p->trailers[i].from_version);
+		printf(")\n");
+	}
 }
 
 static void print_text(const struct series *s)
@@ -79,7 +84,15 @@ static void print_text(const struct series *s)
 			printf(" %d/%d", s->missing[i], s->total);
 		printf(")");
 	}
-	printf("\npatches: %zu of %d\n", s->nr_patches, s->total);
+	printf("\n");
+	if (s->status == SERIES_EMPTY || s->status == SERIES_PULL_REQUEST) {
+		struct strbuf why = STRBUF_INIT;
+
+		series_status_reason(s, &why);
+		printf("reason: %s\n", why.buf);
+		strbuf_release(&why);
+	}
+	printf("patches: %zu of %d\n", s->nr_patches, s->total);
 	if (s->tree)
 		printf("tree: %s\n", s->tree);
 	if (s->base_commit)
@@ -116,11 +129,18 @@ static json_t *patch_json(const struct series_patch *p)
 
 	for (i = 0; i < p->nr_files; i++)
 		json_array_append_new(files, json_string(p->files[i]));
-	for (i = 0; i < p->nr_trailers; i++)
-		json_array_append_new(tr, json_pack("{s:s, s:s, s:s}",
+	for (i = 0; i < p->nr_trailers; i++) {
+		json_t *t = json_pack("{s:s, s:s, s:s}",
 			"name", p->trailers[i].name,
 			"value", p->trailers[i].value,
-			"message_id", p->trailers[i].message_id));
+			"message_id", p->trailers[i].message_id);
+
+		/* only when carried: a trailer given to it keeps its shape */
+		if (p->trailers[i].from_version)
+			json_object_set_new(t, "from_version", json_integer(
+					    p->trailers[i].from_version));
+		json_array_append_new(tr, t);
+	}
 	json_object_set_new(o, "index", json_integer(p->index));
 	json_object_set_new(o, "total", json_integer(p->total));
 	json_object_set_new(o, "version", json_integer(p->version));
@@ -134,6 +154,8 @@ static json_t *patch_json(const struct series_patch *p)
 			    json_integer(p->tz_offset_min));
 	json_object_set_new(o, "message_id", json_string(p->message_id));
 	json_object_set_new(o, "in_reply_to", json_str_or_null(p->in_reply_to));
+	json_object_set_new(o, "fingerprint", *p->fingerprint ?
+			    json_string(p->fingerprint) : json_null());
 	json_object_set_new(o, "files", files);
 	json_object_set_new(o, "trailers", tr);
 	json_object_set_new(o, "diff_bytes", json_integer((json_int_t)
@@ -151,6 +173,14 @@ static json_t *series_json(const struct series *s, int with_older)
 	json_object_set_new(o, "total", json_integer(s->total));
 	json_object_set_new(o, "status",
 			    json_string(series_status_str(s->status)));
+	{
+		struct strbuf why = STRBUF_INIT;
+
+		series_status_reason(s, &why);
+		json_object_set_new(o, "reason", why.len ?
+				    json_string(why.buf) : json_null());
+		strbuf_release(&why);
+	}
 	json_object_set_new(o, "rfc", json_boolean(s->rfc));
 	json_object_set_new(o, "resend", json_boolean(s->resend));
 	json_object_set_new(o, "tree", json_str_or_null(s->tree));

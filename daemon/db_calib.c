@@ -478,43 +478,15 @@ int db_calib_host_json(struct db *db, long long host_id, json_t **out)
 		if (published(db, c))
 			goto fail;
 	}
-	*out = json_pack("{s:o,s:O}", "current", current, "last",
-			 json_array_size(last) ? json_array_get(last, 0) :
-			 json_null());
+	if (json_array_size(last))
+		*out = json_pack("{s:o,s:O}", "current", current, "last",
+				 json_array_get(last, 0));
+	else
+		json_decref(current);
 	json_decref(last);
 	return 0;
 fail:
 	json_decref(current);
 	json_decref(last);
 	return -1;
-}
-
-int db_calib_hosts_json(struct db *db, json_t **items)
-{
-	static const char sql[] =
-		"SELECT id, name, uri, arch, accel, capacity, healthy, "
-		"health_reason, probed_at, cpu_model, cpus, memory_mib "
-		"FROM host WHERE id > ?1 ORDER BY name";
-	json_t *rows = NULL, *h, *cal;
-	size_t i;
-	int ret = -1;
-
-	*items = NULL;
-	if (db_json_read_begin(db))
-		return -1;
-	if (db_json_rows_by_id(db, sql, 0, &rows))
-		goto out;
-	json_array_foreach(rows, i, h) {
-		if (db_calib_host_json(db, json_integer_value(
-				       json_object_get(h, "id")), &cal))
-			goto out;
-		json_object_set_new(h, "calibration", cal);
-	}
-	*items = rows;
-	rows = NULL;
-	ret = 0;
-out:
-	db_json_read_end(db);
-	json_decref(rows);
-	return ret;
 }

@@ -1,5 +1,5 @@
 /*
- * db_calib.h - the SQL of A/A calibrations (schema/0008_calibration.sql):
+ * db_calib.h - the SQL of A/A calibrations (schema/0010_calibration.sql):
  * their rows and per-metric figures, what the scheduler asks (is one due,
  * is the daemon idle, which base to boot), which calibrations a run used,
  * and what the API serves of them.
@@ -127,15 +127,10 @@ int db_calib_for_run(struct db *db, long long run_id, struct calib_table *t);
  * with "real" summed over every done calibration of that (arch, accel,
  * clock, plan) (N per metric and calibration); L is the newest row of
  * any status (id, status, status_reason, reason, arch, clock,
- * started_at, finished_at).  *out is the caller's.
+ * started_at, finished_at).  *out is the caller's, NULL when the host
+ * has no calibration at all (the API's null).  Call it inside a read
+ * transaction (db_json_read_begin()), so that the parts agree.
  */
 int db_calib_host_json(struct db *db, long long host_id, json_t **out);
-
-/*
- * Every host row (id, name, uri, arch, accel, capacity, healthy,
- * health_reason, probed_at, cpu_model, cpus, memory_mib) with its
- * "calibration" (db_calib_host_json()), by name, as a JSON array.
- */
-int db_calib_hosts_json(struct db *db, json_t **items);
 
 #endif

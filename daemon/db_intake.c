@@ -61,12 +61,41 @@ int db_intake_source(struct db *db, long long id,
 	return ret;
 }
 
+/* The trailers of patch row pid: given in the thread or carried there. */
+static int add_trailers(struct db *db, long long pid,
+			const struct series_patch *p)
+{
+	sqlite3_stmt *st = db_stmt(db, "INSERT OR IGNORE INTO patch_trailer "
+				   "(patch_id, name, value, message_id, "
+				   "from_version) VALUES (?1, ?2, ?3, ?4, ?5)");
+	size_t i;
+
+	if (!st)
+		return -1;
+	for (i = 0; i < p->nr_trailers; i++) {
+		const struct series_trailer *t = &p->trailers[i];
+
+		sqlite3_bind_int64(st, 1, pid);
+		sqlite3_bind_text(st, 2, t->name, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, t->value, -1, SQLITE_STATIC);
+		db_bind_text_or_null(st, 4, t->message_id);
+		if (t->from_version)
+			sqlite3_bind_int(st, 5, t->from_version);
+		else
+			sqlite3_bind_null(st, 5);
+		if (db_step_done(db, st, "intake", "storing a trailer"))
+			return -1;
+	}
+	return 0;
+}
+
 static int add_patch(struct db *db, long long id,
 		     const struct series_patch *p)
 {
 	sqlite3_stmt *st = db_stmt(db, "INSERT INTO patch (series_id, idx, "
-				   "msgid, subject, author, date, raw) "
-				   "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+				   "msgid, subject, author, date, raw, "
+				   "fingerprint) VALUES (?1, ?2, ?3, ?4, ?5, "
+				   "?6, ?7, ?8)");
 	struct strbuf author = STRBUF_INIT;
 	int ret = -1;
 
@@ -87,6 +116,7 @@ static int add_patch(struct db *db, long long id,
 				  SQLITE_STATIC);
 	else
 		sqlite3_bind_null(st, 7);
+	db_bind_text_or_null(st, 8, *p->fingerprint ? p->fingerprint : NULL);
 	if (sqlite3_step(st) != SQLITE_DONE)
 		error("intake", "series %lld: patch %d: %s", id, p->index,
 		      sqlite3_errmsg(db_sqlite(db)));
@@ -94,6 +124,9 @@ static int add_patch(struct db *db, long long id,
 		ret = 0;
 	sqlite3_reset(st);
 	strbuf_release(&author);
+	if (!ret)
+		ret = add_trailers(db, sqlite3_last_insert_rowid(db_sqlite(db)),
+				   p);
 	return ret;
 }
 
@@ -103,17 +136,20 @@ int db_intake_store(struct db *db, long long id, const struct series *s,
 	const struct series_patch *head = s->cover ? s->cover :
 					  s->nr_patches ? s->patches[0] : NULL;
 	sqlite3_stmt *st;
-	struct strbuf author = STRBUF_INIT;
+	struct strbuf author = STRBUF_INIT, problems = STRBUF_INIT;
 	size_t i;
 	int ret = -1;
 
 	if (head)
 		strbuf_addf(&author, "%s <%s>", head->author_name,
 			    head->author_email);
+	for (i = 0; i < s->nr_problems; i++)
+		strbuf_addf(&problems, "%s%s", i ? "\n" : "", s->problems[i]);
 	st = db_stmt(db, "UPDATE series SET msgid = ?1, subject = ?2, "
 		     "author = ?3, version = ?4, total = ?5, change_id = ?6, "
 		     "base_commit = ?7, mbox = coalesce(?8, mbox), "
-		     "updated_at = ?9 WHERE id = ?10");
+		     "updated_at = ?9, title = ?11, author_email = ?12, "
+		     "problems = ?13 WHERE id = ?10");
 	if (!st)
 		goto out;
 	db_bind_text_or_null(st, 1, head ? head->message_id : NULL);
@@ -129,6 +165,9 @@ int db_intake_store(struct db *db, long long id, const struct series *s,
 		sqlite3_bind_null(st, 8);
 	sqlite3_bind_int64(st, 9, (long long)time(NULL));
 	sqlite3_bind_int64(st, 10, id);
+	db_bind_text_or_null(st, 11, head ? head->title : NULL);
+	db_bind_text_or_null(st, 12, head ? head->author_email : NULL);
+	db_bind_text_or_null(st, 13, problems.len ? problems.buf : NULL);
 	if (sqlite3_step(st) != SQLITE_DONE) {
 		error("intake", "series %lld: %s", id,
 		      sqlite3_errmsg(db_sqlite(db)));
@@ -155,5 +194,6 @@ int db_intake_store(struct db *db, long long id, const struct series *s,
 	ret = 0;
 out:
 	strbuf_release(&author);
+	strbuf_release(&problems);
 	return ret;
 }

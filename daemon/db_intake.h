@@ -31,10 +31,12 @@ int db_intake_source(struct db *db, long long id,
 		     struct db_intake_source *src);
 
 /*
- * Stores the parsed revision s into series id (msgid, subject, author,
- * version, total, change_id, base_commit), the fetched mbox (when mbox is
- * not NULL) and one patch row per message (idx 0 = cover letter; raw =
- * the mail), replacing earlier patch rows.  Call inside a transaction.
+ * Stores the parsed revision s into series id (msgid, subject, title,
+ * author and its address, version, total, change_id, base_commit, the
+ * problems of the thread), the fetched mbox (when mbox is not NULL) and
+ * one patch row per message (idx 0 = cover letter; raw = the mail; its
+ * fingerprint) with its trailers, replacing earlier patch rows.  Call
+ * inside a transaction.
  */
 int db_intake_store(struct db *db, long long id, const struct series *s,
 		    const char *mbox, size_t mbox_len);

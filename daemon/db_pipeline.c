@@ -13,8 +13,7 @@
 #include "db_pipeline.h"
 #include "log.h"
 
-#define FINAL_STATUSES "('done', 'fetch-failed', 'incomplete', " \
-	"'does-not-apply', 'build-failed', 'boot-failed', 'failed')"
+#define FINAL_STATUSES DB_PIPELINE_FINAL_STATUSES
 
 int db_pipeline_set_status(struct db *db, long long series_id,
 			   const char *status, const char *reason)

@@ -11,6 +11,15 @@
 
 struct db;
 
+/*
+ * The final statuses, as an SQL list: a series in one of them is never
+ * moved again, by a job's outcome or by recovery.  "superseded": a newer
+ * version of the series came (db_versions.h).
+ */
+#define DB_PIPELINE_FINAL_STATUSES "('done', 'fetch-failed', " \
+	"'incomplete', 'does-not-apply', 'build-failed', 'boot-failed', " \
+	"'failed', 'superseded')"
+
 /* Sets status and reason (NULL clears it); -1 if the series is missing. */
 int db_pipeline_set_status(struct db *db, long long series_id,
 			   const char *status, const char *reason);

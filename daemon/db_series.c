@@ -4,6 +4,7 @@
  * Rows become JSON objects generically (db_json.c): each column's
  * declared name is the key, its SQLite storage class picks the JSON type.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -13,6 +14,7 @@
 #include "db.h"
 #include "db_json.h"
 #include "db_series.h"
+#include "db_versions.h"
 #include "log.h"
 #include "pipeline.h"
 
@@ -79,7 +81,16 @@ out:
 
 #define SERIES_LIST_COLUMNS \
 	"id, subject, author, list, version, total, status, status_reason, " \
-	"source_url, created_at, updated_at"
+	"source_url, created_at, updated_at, " \
+	"(SELECT name FROM tree WHERE tree.id = series.tree_id) AS tree, " \
+	"(SELECT json_group_array(DISTINCT arch) FROM series_build " \
+	" WHERE series_id = series.id) AS arches, " \
+	"(SELECT json_group_object(verdict, n) FROM (SELECT verdict, " \
+	" count(*) AS n FROM comparison WHERE series_id = series.id " \
+	" GROUP BY verdict)) AS verdicts, " \
+	"(SELECT json_group_object(verdict, n) FROM (SELECT verdict, " \
+	" count(*) AS n FROM comparison WHERE series_id = series.id " \
+	" AND is_primary GROUP BY verdict)) AS primary_verdicts"
 
 int db_series_list(struct db *db, const struct series_filter *f,
 		   json_t **items, long long *next_before)
@@ -97,7 +108,13 @@ int db_series_list(struct db *db, const struct series_filter *f,
 		"(?3 IS NULL OR instr(lower(author), lower(?3)) > 0) AND "
 		"(?4 IS NULL OR instr(lower(subject), lower(?4)) > 0) AND "
 		"(?5 IS NULL OR id < ?5) AND "
-		"(?6 IS NULL OR id > ?6) "
+		"(?6 IS NULL OR id > ?6) AND "
+		"(?9 IS NULL OR tree_id IN (SELECT id FROM tree "
+		" WHERE name = ?9)) AND "
+		"(?10 IS NULL OR EXISTS (SELECT 1 FROM series_build sb "
+		" WHERE sb.series_id = series.id AND sb.arch = ?10)) AND "
+		"(?11 IS NULL OR EXISTS (SELECT 1 FROM comparison c "
+		" WHERE c.series_id = series.id AND c.verdict = ?11)) "
 		"ORDER BY id DESC LIMIT ?7 OFFSET ?8";
 	sqlite3_stmt *st = NULL;
 	json_t *rows = json_array();
@@ -119,8 +136,14 @@ int db_series_list(struct db *db, const struct series_filter *f,
 		sqlite3_bind_int64(st, 6, f->after);
 	sqlite3_bind_int64(st, 7, (long long)f->limit + 1);
 	sqlite3_bind_int64(st, 8, f->offset);
+	db_bind_text_or_null(st, 9, f->tree);
+	db_bind_text_or_null(st, 10, f->arch);
+	db_bind_text_or_null(st, 11, f->verdict);
 	if (db_json_collect(db, st, rows))
 		goto out;
+	db_json_parse_member(rows, "arches");
+	db_json_parse_member(rows, "verdicts");
+	db_json_parse_member(rows, "primary_verdicts");
 
 	*next_before = page_cut(rows, f->limit);
 	*items = rows;
@@ -132,6 +155,85 @@ out:
 	return ret;
 }
 
+/* "problems": the text of one problem a line, as an array. */
+static void problems_array(json_t *series)
+{
+	const char *text = json_string_value(json_object_get(series,
+							     "problems"));
+	json_t *a = json_array();
+	const char *nl;
+
+	while (text && *text) {
+		nl = strchr(text, '\n');
+		json_array_append_new(a, json_stringn(text, nl ?
+				      (size_t)(nl - text) : strlen(text)));
+		text = nl ? nl + 1 : "";
+	}
+	json_object_set_new(series, "problems", a);
+}
+
+static json_t *number_or_null(double v)
+{
+	return isnan(v) ? json_null() : json_real(v);
+}
+
+static json_t *str_or_null(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+/*
+ * "since_previous": db_versions_since_previous() as JSON, null without a
+ * previous version.
+ */
+static int since_previous(struct db *db, long long id, json_t *series)
+{
+	struct db_versions_since v;
+	json_t *obj, *metrics;
+	size_t i;
+
+	if (db_versions_since_previous(db, id, &v)) {
+		db_versions_since_release(&v);
+		return -1;
+	}
+	if (!v.previous_id) {
+		json_object_set_new(series, "since_previous", json_null());
+		return 0;
+	}
+	metrics = json_array();
+	for (i = 0; i < v.n; i++) {
+		const struct db_versions_metric *m = &v.metrics[i];
+		json_t *params = json_loads(m->params ? m->params : "{}",
+					    JSON_DECODE_ANY, NULL);
+
+		json_array_append_new(metrics, json_pack(
+			"{s:s?, s:s?, s:s?, s:o, s:s?, s:s?, s:o, s:o, s:o, "
+			"s:o, s:o, s:o, s:o, s:o}",
+			"arch", m->arch, "workload", m->workload,
+			"metric", m->metric,
+			"params", params ? params : json_string(m->params),
+			"unit", m->unit, "direction", m->direction,
+			"verdict", str_or_null(m->verdict),
+			"change_pct", number_or_null(m->change_pct),
+			"ci_low_pct", number_or_null(m->ci_low_pct),
+			"ci_high_pct", number_or_null(m->ci_high_pct),
+			"previous_verdict", str_or_null(m->previous_verdict),
+			"previous_change_pct",
+			number_or_null(m->previous_change_pct),
+			"previous_ci_low_pct",
+			number_or_null(m->previous_ci_low_pct),
+			"previous_ci_high_pct",
+			number_or_null(m->previous_ci_high_pct)));
+	}
+	obj = json_pack("{s:I, s:i, s:s?, s:o}", "series_id",
+			(json_int_t)v.previous_id, "version",
+			v.previous_version, "status", v.previous_status,
+			"metrics", metrics);
+	json_object_set_new(series, "since_previous", obj);
+	db_versions_since_release(&v);
+	return 0;
+}
+
 int db_series_get(struct db *db, long long id, json_t **out)
 {
 	static const char series_sql[] =
@@ -141,13 +243,23 @@ int db_series_get(struct db *db, long long id, json_t **out)
 		"tree.id = series.tree_id) AS tree, base_used, base_source, "
 		"base_reason, apply_failed_patch, apply_failed_file, "
 		"apply_failed_hunk, status, status_reason, created_at, "
-		"updated_at FROM series WHERE id = ?1";
+		"updated_at, title, previous_id, (SELECT p.version FROM series "
+		"p WHERE p.id = series.previous_id) AS previous_version, "
+		"superseded_by, (SELECT n.version FROM series n WHERE n.id = "
+		"series.superseded_by) AS superseded_by_version, problems "
+		"FROM series WHERE id = ?1";
 	static const struct {
 		const char *key, *sql;
 	} parts[] = {
 		{ "patches",
 		  "SELECT idx, msgid, subject, author, date, applied_commit, "
-		  "apply_method FROM patch WHERE series_id = ?1 ORDER BY idx" },
+		  "apply_method, fingerprint FROM patch WHERE series_id = ?1 "
+		  "ORDER BY idx" },
+		{ "trailers",
+		  "SELECT p.idx, t.name, t.value, t.message_id, "
+		  "t.from_version, t.from_series FROM patch p JOIN "
+		  "patch_trailer t ON t.patch_id = p.id WHERE p.series_id = ?1 "
+		  "ORDER BY p.idx, t.id" },
 		{ "jobs",
 		  "SELECT id, kind, arch, state, attempts, max_attempts, "
 		  "not_before, last_error, created_at, updated_at "
@@ -191,7 +303,8 @@ int db_series_get(struct db *db, long long id, json_t **out)
 		  "c.p_holm, c.verdict, c.flags, c.is_primary, "
 		  "c.threshold_pct, c.calibration_id "
 		  "FROM comparison c LEFT JOIN host h ON h.id = c.host_id "
-		  "WHERE c.series_id = ?1 ORDER BY c.id" },
+		  "WHERE c.series_id = ?1 ORDER BY c.run_id, c.is_primary "
+		  "DESC, c.id" },
 	};
 	json_t *rows = NULL, *series = NULL, *part;
 	size_t i;
@@ -214,6 +327,9 @@ int db_series_get(struct db *db, long long id, json_t **out)
 		db_json_parse_member(part, "params");
 		json_object_set_new(series, parts[i].key, part);
 	}
+	problems_array(series);
+	if (since_previous(db, id, series))
+		goto out;
 	*out = series;
 	series = NULL;
 	ret = 0;
@@ -221,6 +337,24 @@ out:
 	db_json_read_end(db);
 	json_decref(series);
 	return ret;
+}
+
+int db_series_exists(struct db *db, long long id, int *exists)
+{
+	static const char sql[] = "SELECT 1 FROM series WHERE id = ?1";
+	sqlite3_stmt *st;
+	int rc;
+
+	if (db_json_prepare(db, sql, &st))
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st);
+	db_json_done(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return error("db_series", "series %lld: %s", id,
+			     sqlite3_errmsg(db_sqlite(db)));
+	*exists = rc == SQLITE_ROW;
+	return 0;
 }
 
 int db_series_samples(struct db *db, long long series_id,
@@ -239,23 +373,20 @@ int db_series_samples(struct db *db, long long series_id,
 		"(?3 IS NULL OR s.workload = ?3) AND "
 		"(?4 IS NULL OR s.metric = ?4) AND s.id > ?5 "
 		"ORDER BY s.id LIMIT ?6";
-	static const char exists_sql[] =
-		"SELECT id FROM series WHERE id = ?1";
 	sqlite3_stmt *st = NULL;
-	json_t *rows = NULL;
-	int ret = -1;
+	json_t *rows = json_array();
+	int ret = -1, exists;
 
 	*items = NULL;
 	*next_after = 0;
 	if (db_json_read_begin(db))
 		return -1;
-	if (db_json_rows_by_id(db, exists_sql, series_id, &rows))
+	if (db_series_exists(db, series_id, &exists))
 		goto out;
-	if (!json_array_size(rows)) {
+	if (!exists) {
 		ret = 0;
 		goto out;
 	}
-	json_array_clear(rows);
 	if (db_json_prepare(db, sql, &st))
 		goto out;
 	sqlite3_bind_int64(st, 1, series_id);

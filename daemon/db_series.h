@@ -28,6 +28,9 @@ struct series_filter {
 	const char *list;	/* exact; NULL = any */
 	const char *author;	/* substring, case-insensitive; NULL = any */
 	const char *q;		/* subject substring, case-insensitive */
+	const char *tree;	/* tree name, exact; NULL = any */
+	const char *arch;	/* built for this arch; NULL = any */
+	const char *verdict;	/* some comparison has it; NULL = any */
 	long long before;	/* id < before; 0 = no bound */
 	long long after;	/* id > after; 0 = no bound */
 	long long offset;	/* rows to skip */
@@ -36,20 +39,32 @@ struct series_filter {
 
 /*
  * The matching series, newest (highest id) first, as a JSON array in
- * *items (caller owns it).  *next_before is the id to pass as "before"
+ * *items (caller owns it); each with its "tree", "arches" and the counts
+ * of its comparisons' verdicts, all and primary ("verdicts",
+ * "primary_verdicts": {"no-change": 28, ...}).  *next_before is the id to pass as "before"
  * for the next page, or 0 when this page is the last.
  */
 int db_series_list(struct db *db, const struct series_filter *f,
 		   json_t **items, long long *next_before);
 
 /*
- * One series with "patches", "jobs", "builds", "boots" (counts by side
- * and status), "runs" (arch, accel, seed, status, rounds, boots ok and
- * failed per side, whether the analysis used it) and "comparisons" (one
- * per run and metric; "params" as a JSON object).  *out is NULL when
- * there is no such series; caller owns *out.
+ * One series with "patches" (with their fingerprints), "trailers" (per
+ * patch idx; from_version/from_series when carried over), "jobs",
+ * "builds", "boots" (counts by side and status), "runs" (arch, accel,
+ * seed, status, rounds, boots ok and failed per side, whether the
+ * analysis used it), "comparisons" (one per run and metric; "params" as
+ * a JSON object), "problems" (what the fetch stage found in the thread),
+ * its versions ("previous_id"/"previous_version", "superseded_by"/
+ * "superseded_by_version") and "since_previous" (null, or the previous
+ * version's series_id, version, status and "metrics": each metric's
+ * verdict and change next to the previous version's, see
+ * db_versions_since_previous()).  *out is NULL when there is no such
+ * series; caller owns *out.
  */
 int db_series_get(struct db *db, long long id, json_t **out);
+
+/* Whether series id exists: 0 and *exists, or -1 (logged). */
+int db_series_exists(struct db *db, long long id, int *exists);
 
 struct sample_filter {
 	long long run;		/* run id; 0 = every run */

@@ -11,6 +11,14 @@
  * diff->end, and apply.c applies only what lies before it, so a line the
  * scanner did not take (say a "+++ b/../x" after a hunk that closed) is
  * never read as a header by anyone.
+ *
+ * Look-ahead beyond one line happens in two places, both bounded by what
+ * they then consume or end: a hunk whose counts are met is followed by
+ * lines that look like hunk lines only up to the next start (then they
+ * are the hunk's surplus) or up to something else (then the diff ends
+ * before them), and a blank run is skipped only when a start follows it.
+ * The names and strip levels are worked out after the scan, file by file
+ * (diff.h).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +53,8 @@ const char *diff_error_str(enum diff_error e)
 		return "malformed extended header";
 	case DIFF_ERR_HUNK_HEADER:
 		return "malformed hunk header";
+	case DIFF_ERR_HUNK_COUNT:
+		return "hunk line counts do not match its lines";
 	case DIFF_ERR_TRUNCATED:
 		return "truncated hunk";
 	}
@@ -77,12 +87,23 @@ static int is_marker(const struct line *l)
 	return starts(l, "\\ ");
 }
 
-static void set_error(struct diff *d, enum diff_error e, size_t off)
+/* Records e at off, in the current file and (unless NO_HUNK) hunk. */
+#define NO_HUNK ((size_t)-1)
+
+static void set_error_in(struct diff *d, enum diff_error e, size_t off,
+			 size_t hunk)
 {
 	if (d->error == DIFF_OK || off < d->error_off) {
 		d->error = e;
 		d->error_off = off;
+		d->error_file = d->nr_files ? d->nr_files - 1 : 0;
+		d->error_hunk = hunk;
 	}
+}
+
+static void set_error(struct diff *d, enum diff_error e, size_t off)
+{
+	set_error_in(d, e, off, NO_HUNK);
 }
 
 static void *grow(void *v, size_t nr, size_t *alloc, size_t size)
@@ -103,9 +124,13 @@ static struct diff_file *file_add(struct scan *s, size_t off)
 
 	d->files = grow(d->files, d->nr_files, &s->alloc_files,
 			sizeof(*d->files));
+	/* the blank lines before a file are the one before it */
+	if (d->nr_files)
+		d->files[d->nr_files - 1].end = off;
 	f = &d->files[d->nr_files++];
 	memset(f, 0, sizeof(*f));
 	f->start = f->end = off;
+	f->ext_start = f->ext_end = f->body = off;
 	f->similarity = f->dissimilarity = -1;
 	f->first_hunk = d->nr_hunks;
 	return f;
@@ -212,35 +237,102 @@ static struct diff_path unquote(const char *p, size_t n)
 	return r;
 }
 
-/* "--- a/x\t2024-01-01 ..." -> "a/x" */
-static struct diff_path file_line_path(const struct line *l)
+/*
+ * "--- a/x\t2024-01-01 ..." -> "a/x"; *epoch set when the date is the
+ * epoch, what diff -N writes for the side of a file that is absent.
+ */
+static struct diff_path file_line_path(const struct line *l, int *epoch)
 {
 	const char *p = l->p + 4, *tab;
-	size_t n = l->n - 4;
+	size_t n = l->n - 4, rest;
 
+	*epoch = 0;
 	tab = memchr(p, '\t', n);
-	if (tab)
+	if (tab) {
+		rest = n - (size_t)(tab - p) - 1;
+		*epoch = (rest >= 10 && !memcmp(tab + 1, "1970-01-01", 10)) ||
+			 (rest >= 10 && !memcmp(tab + 1, "1969-12-31", 10));
 		n = (size_t)(tab - p);
+	}
 	return unquote(p, n);
 }
 
-/* "diff --git a/x b/y": split at the last " b/" (or ' "b/'). */
+static int path_eq(struct diff_path a, struct diff_path b)
+{
+	return a.p && b.p && a.n == b.n && !memcmp(a.p, b.p, a.n);
+}
+
+/* Does path have a first component to strip ("x/...")? */
+static int has_dir(struct diff_path path)
+{
+	return path.p && path.n > 1 && memchr(path.p, '/', path.n - 1);
+}
+
+static struct diff_path strip_n(struct diff_path path, int n)
+{
+	return n ? diff_path_strip1(path) : path;
+}
+
+/* Sets the names of f to line[0, i) and line[i + 1, n); returns strip. */
+static int git_split(struct diff_file *f, const char *p, size_t n, size_t i,
+		     int strip)
+{
+	f->git_old = unquote(p, i);
+	f->git_new = unquote(p + i + 1, n - i - 1);
+	return f->strip = strip;
+}
+
+/*
+ * "diff --git X Y" into its two names and their strip level, as git
+ * reads it (diff.h): identical halves (-p0), the last " b/" (-p1), a
+ * split whose unquoted names agree past one component (-p1), then the
+ * rename or copy values (-p0 or -p1).  -1 when no rule splits it.  Each
+ * rule is one pass over the line: a split whose names agree past their
+ * first components X/R and Y/R has |X/R| - |X| = |R| + 1, so for each
+ * space only the next '/' after it can make one.
+ */
 static int git_line(struct diff_file *f, const struct line *l)
 {
-	const char *p = l->p + 11;
-	size_t n = l->n - 11, i, b = 0;
+	const char *p = l->p + 11, *k;
+	size_t n = l->n - 11, i, b = 0, slash = 0, d;
+	struct diff_path from = f->rename_from.p ? f->rename_from : f->copy_from;
+	struct diff_path to = f->rename_to.p ? f->rename_to : f->copy_to;
 	int found = 0;
 
+	if (n % 2 && p[n / 2] == ' ' && !memcmp(p, p + n / 2 + 1, n / 2))
+		return git_split(f, p, n, n / 2, 0);
 	for (i = 0; i + 3 < n; i++)
 		if (!memcmp(p + i, " b/", 3) || !memcmp(p + i, " \"b/", 4)) {
 			b = i;
 			found = 1;
 		}
-	if (!found)
+	if (found)
+		return git_split(f, p, n, b, 1);
+	k = memchr(p, '/', n);
+	d = k ? (size_t)(k - p) : n;
+	for (i = n; k && i-- > d + 1;) {
+		if (p[i] == '/')
+			slash = i;
+		else if (p[i] == ' ' && slash && slash + 1 < n &&
+			 i - d == n - slash &&
+			 !memcmp(p + d + 1, p + slash + 1, n - slash - 1))
+			return git_split(f, p, n, i, 1);
+	}
+	if (!from.p || !to.p)
 		return -1;
-	f->git_old = unquote(p, b);
-	f->git_new = unquote(p + b + 1, n - b - 1);
-	return 0;
+	/* "FROM TO", or "P/FROM Q/TO" with one component each as prefix */
+	if (n == from.n + 1 + to.n && p[from.n] == ' ' &&
+	    !memcmp(p, from.p, from.n) && !memcmp(p + from.n + 1, to.p, to.n))
+		return git_split(f, p, n, from.n, 0);
+	i = d + 1 + from.n;
+	if (k && i < n && p[i] == ' ' && !memcmp(p + d + 1, from.p, from.n)) {
+		const char *j = memchr(p + i + 1, '/', n - i - 1);
+
+		if (j && (size_t)(p + n - j - 1) == to.n &&
+		    !memcmp(j + 1, to.p, to.n))
+			return git_split(f, p, n, i, 1);
+	}
+	return -1;
 }
 
 enum ext_kind {
@@ -396,14 +488,18 @@ static size_t binary_patch(struct scan *s, struct diff_file *f,
 static size_t git_header(struct scan *s, struct diff_file *f,
 			 const struct line *first)
 {
-	struct line l;
+	struct line l = { NULL, 0, 0, 0 };
 	size_t pos = first->next;
 
 	f->git = 1;
-	if (git_line(f, first))
-		set_error(s->d, DIFF_ERR_GIT_LINE, first->off);
+	f->ext_start = pos;
 	while (get_line(s, pos, &l) && ext_header(s->d, f, &l))
 		pos = l.next;
+	f->ext_end = f->body = pos;
+	/* after the extended headers: a rename names its paths there */
+	f->strip = -1;
+	if (git_line(f, first) < 0)
+		set_error(s->d, DIFF_ERR_GIT_LINE, first->off);
 	if (!get_line(s, pos, &l))
 		return pos;
 	if (starts(&l, "Binary files ") && l.n >= 20 &&
@@ -416,11 +512,73 @@ static size_t git_header(struct scan *s, struct diff_file *f,
 	return pos;
 }
 
+/* A "--- "/"+++ " pair at l, and (when hunk is set) a hunk header. */
+static int pair_at(const struct scan *s, const struct line *l, int hunk)
+{
+	struct diff_hunk h;
+	struct line l2, l3;
+
+	if (!starts(l, "--- ") || !get_line(s, l->next, &l2) ||
+	    !starts(&l2, "+++ "))
+		return 0;
+	return !hunk || (get_line(s, l2.next, &l3) && starts(&l3, "@@ -") &&
+			 !parse_hunk_header(&l3, &h));
+}
+
+static int is_rule(const struct line *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (l->p[i] != '=')
+			return 0;
+	return l->n > 0;
+}
+
+/*
+ * A traditional file's lead lines at l: "Index: X" with an optional line
+ * of '=' (quilt, svn), or a "diff -..." command (diff -r), then a pair
+ * (with a hunk header when hunk is set).  Returns the offset of the
+ * "--- " line, or 0 when no lead starts there.
+ */
+static size_t lead_at(const struct scan *s, const struct line *l, int hunk)
+{
+	struct line l2;
+
+	if (starts(l, "Index: ")) {
+		if (!get_line(s, l->next, &l2))
+			return 0;
+		if (is_rule(&l2) && !get_line(s, l2.next, &l2))
+			return 0;
+	} else if (starts(l, "diff -") && !starts(l, "diff --git ")) {
+		if (!get_line(s, l->next, &l2))
+			return 0;
+	} else {
+		return 0;
+	}
+	return pair_at(s, &l2, hunk) ? l2.off : 0;
+}
+
+/*
+ * Does the next file or hunk start at l?  With strict, a pair needs its
+ * hunk header (as where a diff begins, and where lines before it might
+ * be hunk lines).
+ */
+static int next_start(const struct scan *s, const struct line *l, int strict)
+{
+	struct diff_hunk h;
+
+	return starts(l, "diff --git ") || pair_at(s, l, strict) ||
+	       lead_at(s, l, strict) ||
+	       (starts(l, "@@ -") && !parse_hunk_header(l, &h));
+}
+
 /*
  * The body of hunk h from *pos: exactly its counts of lines, each line
  * taken only while its side's count lasts, a "\ " marker after any of
- * them.  Returns -1 when the lines end first (*pos at the one that did
- * not fit).
+ * them.  A pair with a hunk header ends it early: those three lines
+ * cannot all be its lines.  Returns -1 when the lines end first (*pos
+ * at the one that did not fit).
  */
 static int hunk_body(struct scan *s, size_t *pos, struct diff_hunk *h)
 {
@@ -435,7 +593,7 @@ static int hunk_body(struct scan *s, size_t *pos, struct diff_hunk *h)
 		if (c == ' ' && old && new) {
 			old--;
 			new--;
-		} else if (c == '-' && old) {
+		} else if (c == '-' && old && !pair_at(s, &l, 1)) {
 			old--;
 		} else if (c == '+' && new) {
 			new--;
@@ -457,29 +615,147 @@ static int hunk_body(struct scan *s, size_t *pos, struct diff_hunk *h)
 }
 
 /*
- * Does a diff start at l?  The hunk header of a "--- " start must parse:
- * otherwise the diff would be just the "--- "/"+++ " pair, and scanning
- * that cut again would find no diff in it.
+ * After a hunk whose counts were met, at pos: the offset of the next
+ * file or hunk when only lines that look like hunk lines (or blank ones)
+ * come before it, else pos.  *surplus is set when one of those lines is
+ * not blank: the hunk has more lines than it counts.
  */
+static size_t after_hunk(const struct scan *s, size_t pos, int *surplus)
+{
+	struct line l;
+	size_t q = pos;
+	int seen = 0;
+
+	*surplus = 0;
+	while (get_line(s, q, &l)) {
+		if (next_start(s, &l, 1)) {
+			*surplus = seen;
+			return q;
+		}
+		if (l.n && l.p[0] != ' ' && l.p[0] != '-' && l.p[0] != '+' &&
+		    !is_marker(&l))
+			break;
+		seen |= l.n > 0;
+		q = l.next;
+	}
+	return pos;
+}
+
+/* A run of blank lines at pos followed by a next start: its end, or pos. */
+static size_t blank_run(const struct scan *s, size_t pos)
+{
+	struct line l;
+	size_t q = pos;
+
+	while (get_line(s, q, &l) && !l.n)
+		q = l.next;
+	return q > pos && get_line(s, q, &l) && next_start(s, &l, 1) ? q : pos;
+}
+
+/* Does a diff start at l?  (A pair needs its hunk header, see above.) */
 static int diff_begins(const struct scan *s, const struct line *l)
 {
-	struct diff_hunk h;
-	struct line l2, l3;
+	return starts(l, "diff --git ") || pair_at(s, l, 1) ||
+	       lead_at(s, l, 1);
+}
 
-	if (starts(l, "diff --git "))
+/* A traditional file from its lead or pair at l; returns the next offset. */
+static size_t trad_header(struct scan *s, struct diff_file *f,
+			  const struct line *l)
+{
+	struct line l1 = { NULL, 0, 0, 0 }, l2 = l1;
+	size_t at = lead_at(s, l, 0);
+	int old_epoch, new_epoch;
+
+	get_line(s, at ? at : l->off, &l1);
+	get_line(s, l1.next, &l2);
+	f->old = file_line_path(&l1, &old_epoch);
+	f->new = file_line_path(&l2, &new_epoch);
+	f->ext_start = f->ext_end = f->start;
+	f->body = l2.next;
+	f->new_file = diff_path_is_null(f->old) || old_epoch;
+	f->deleted_file = !f->new_file &&
+			  (diff_path_is_null(f->new) || new_epoch);
+	f->strip = -1;
+	return l2.next;
+}
+
+/*
+ * The strip level of a traditional file with both sides (diff.h): the
+ * old name is a label, the new one the path.  -1 with one side.
+ */
+static int trad_strip(const struct diff_file *f)
+{
+	const char *a, *b;
+
+	if (f->new_file || f->deleted_file)
+		return -1;
+	/* an absolute name stays one, for the consumer to refuse */
+	if (path_eq(f->old, f->new) || !has_dir(f->old) ||
+	    !has_dir(f->new) || f->new.p[0] == '/')
+		return 0;
+	if (path_eq(diff_path_strip1(f->old), diff_path_strip1(f->new)))
 		return 1;
-	return starts(l, "--- ") && get_line(s, l->next, &l2) &&
-	       starts(&l2, "+++ ") && get_line(s, l2.next, &l3) &&
-	       starts(&l3, "@@ -") && !parse_hunk_header(&l3, &h);
+	a = memchr(f->old.p, '/', f->old.n);
+	b = memchr(f->new.p, '/', f->new.n);
+	return a - f->old.p == b - f->new.p &&
+	       !memcmp(f->old.p, f->new.p, (size_t)(a - f->old.p)) ? 0 : 1;
+}
+
+/* old_path and new_path of every file, after the scan (diff.h). */
+static void file_paths(struct diff *d)
+{
+	int inherited = -1;
+	size_t i;
+
+	for (i = 0; i < d->nr_files; i++) {
+		struct diff_file *f = &d->files[i];
+		struct diff_path o = f->git ? f->git_old : f->old;
+		struct diff_path n = f->git ? f->git_new : f->new;
+
+		if (f->git && f->strip < 0) {
+			/* the line did not split: the pair, if any */
+			o = f->old;
+			n = f->new;
+		}
+		if (!f->git || f->strip < 0)
+			f->strip = trad_strip(f);
+		if (f->strip < 0) {
+			struct diff_path one = f->new_file ? f->new : f->old;
+
+			f->strip = inherited >= 0 ? inherited :
+				   has_dir(one) && one.p[0] != '/';
+		} else {
+			inherited = f->strip;
+		}
+		if (!f->git && !f->new_file && !f->deleted_file)
+			o = n;	/* the old name is a label */
+		if (diff_path_is_null(o))
+			o.p = NULL;
+		if (diff_path_is_null(n))
+			n.p = NULL;
+		f->old_path = f->new_file ? (struct diff_path){ NULL, 0 } :
+			      f->rename_from.p ? f->rename_from :
+			      f->copy_from.p ? f->copy_from :
+			      strip_n(o, f->strip);
+		f->new_path = f->deleted_file ? (struct diff_path){ NULL, 0 } :
+			      f->rename_to.p ? f->rename_to :
+			      f->copy_to.p ? f->copy_to :
+			      strip_n(n, f->strip);
+		if (!f->old_path.p)
+			f->old_path.n = 0;
+		if (!f->new_path.p)
+			f->new_path.n = 0;
+	}
 }
 
 int diff_scan(const char *buf, size_t len, struct diff *d)
 {
 	struct scan s = { buf, len, d, 0, 0 };
 	struct diff_file *f = NULL;
-	struct line l, l2;
+	struct line l;
 	const char *nul;
-	size_t pos = 0, i;
+	size_t pos = 0, i, q;
 
 	memset(d, 0, sizeof(*d));
 	while (get_line(&s, pos, &l) && !diff_begins(&s, &l))
@@ -489,18 +765,22 @@ int diff_scan(const char *buf, size_t len, struct diff *d)
 		if (starts(&l, "diff --git ")) {
 			f = file_add(&s, l.off);
 			pos = git_header(&s, f, &l);
-		} else if (starts(&l, "--- ") && get_line(&s, l.next, &l2) &&
-			   starts(&l2, "+++ ")) {
-			/* after a git header they are its; else a new file */
-			if (!f || !f->git || f->old.p || f->nr_hunks ||
-			    f->binary)
-				f = file_add(&s, l.off);
-			f->old = file_line_path(&l);
-			f->new = file_line_path(&l2);
-			pos = l2.next;
+		} else if (pair_at(&s, &l, 0) && f && f->git && !f->old.p &&
+			   !f->nr_hunks && !f->binary) {
+			/* after a git header the pair is its */
+			int epoch;
+			struct line l2;
+
+			get_line(&s, l.next, &l2);
+			f->old = file_line_path(&l, &epoch);
+			f->new = file_line_path(&l2, &epoch);
+			pos = f->body = l2.next;
+		} else if (pair_at(&s, &l, 0) || lead_at(&s, &l, 0)) {
+			f = file_add(&s, l.off);
+			pos = trad_header(&s, f, &l);
 		} else if (starts(&l, "@@ -") && f && !f->binary) {
 			struct diff_hunk h;
-			int cut;
+			int cut, surplus;
 
 			if (parse_hunk_header(&l, &h)) {
 				set_error(d, DIFF_ERR_HUNK_HEADER, l.off);
@@ -512,9 +792,25 @@ int diff_scan(const char *buf, size_t len, struct diff *d)
 			hunk_add(&s, f, &h);
 			f->end = d->end = pos;
 			if (cut) {
-				set_error(d, DIFF_ERR_TRUNCATED, pos);
+				if (get_line(&s, pos, &l) &&
+				    next_start(&s, &l, 0)) {
+					set_error_in(d, DIFF_ERR_HUNK_COUNT,
+						     h.start, d->nr_hunks - 1);
+					continue;
+				}
+				set_error_in(d, DIFF_ERR_TRUNCATED, pos,
+					     d->nr_hunks - 1);
 				break;
 			}
+			q = after_hunk(&s, pos, &surplus);
+			if (surplus)
+				set_error_in(d, DIFF_ERR_HUNK_COUNT, h.start,
+					     d->nr_hunks - 1);
+			f->end = d->end = pos = q;
+			continue;
+		} else if ((q = blank_run(&s, pos)) > pos) {
+			/* they count once what follows is taken */
+			pos = q;
 			continue;
 		} else {
 			break;
@@ -529,7 +825,17 @@ int diff_scan(const char *buf, size_t len, struct diff *d)
 		d->error_line = 1;
 		for (i = d->start; i < d->error_off && i < len; i++)
 			d->error_line += buf[i] == '\n';
+		if (d->error_hunk == NO_HUNK)
+			d->error_hunk = d->nr_hunks;
+		if (d->error == DIFF_ERR_NUL) {
+			/* the file that holds the byte */
+			for (i = 0; i < d->nr_files; i++)
+				if (d->files[i].end > d->error_off)
+					break;
+			d->error_file = i;
+		}
 	}
+	file_paths(d);
 	return d->nr_files ? 0 : -1;
 }
 
@@ -557,4 +863,29 @@ struct diff_path diff_path_strip1(struct diff_path path)
 int diff_path_is_null(struct diff_path path)
 {
 	return path.p && path.n == 9 && !memcmp(path.p, "/dev/null", 9);
+}
+
+struct diff_path diff_file_path(const struct diff_file *f)
+{
+	return f->new_path.p ? f->new_path : f->old_path;
+}
+
+void diff_error_where(const struct diff *d, const char *buf,
+		      struct diff_path *file, struct diff_path *hunk)
+{
+	const struct diff_hunk *h;
+	const char *nl;
+
+	file->p = hunk->p = NULL;
+	file->n = hunk->n = 0;
+	if (d->error == DIFF_OK)
+		return;
+	if (d->error_file < d->nr_files)
+		*file = diff_file_path(&d->files[d->error_file]);
+	if (d->error_hunk < d->nr_hunks) {
+		h = &d->hunks[d->error_hunk];
+		hunk->p = buf + h->start;
+		nl = memchr(hunk->p, '\n', h->body - h->start);
+		hunk->n = nl ? (size_t)(nl - hunk->p) : h->body - h->start;
+	}
 }

@@ -8,6 +8,7 @@
 #include "config.h"
 #include "db.h"
 #include "db_intake.h"
+#include "db_versions.h"
 #include "fetch.h"
 #include "intake.h"
 #include "jobq.h"
@@ -15,6 +16,22 @@
 #include "mail.h"
 #include "series.h"
 #include "strbuf.h"
+
+/*
+ * A complete version of series id: a newer version already there (then
+ * *newer), or else the trailers of its previous version carried over and
+ * the older versions superseded (*superseded: how many).
+ */
+static int versions(struct db *db, long long id, long long *newer,
+		    int *newer_version, int *superseded)
+{
+	if (db_versions_newer(db, id, newer, newer_version))
+		return -1;
+	if (*newer)
+		return db_versions_superseded_by(db, id, *newer);
+	return db_versions_carry_trailers(db, id, NULL) ||
+	       db_versions_supersede(db, id, superseded);
+}
 
 enum pipeline_result intake_fetch_stage(struct pipeline_ctx *ctx,
 					const struct job *job,
@@ -30,7 +47,8 @@ enum pipeline_result intake_fetch_stage(struct pipeline_ctx *ctx,
 	const struct series *rev;
 	const char **allow = NULL;
 	const char *why;
-	int fetched = 0;
+	long long previous = 0, newer = 0;
+	int fetched = 0, newer_version = 0, superseded = 0;
 	enum pipeline_result r = PIPELINE_FAIL;
 	size_t i;
 
@@ -90,14 +108,27 @@ enum pipeline_result intake_fetch_stage(struct pipeline_ctx *ctx,
 		strbuf_addf(&out->reason, "no v%d in the thread", src.version);
 		goto out;
 	}
-	if (rev->status == SERIES_EMPTY) {
-		strbuf_addstr(&out->reason, "no patch in the thread");
+	for (i = 0; i < rev->nr_problems; i++)
+		log_info("intake", "series %lld: %s", job->series_id,
+			 rev->problems[i]);
+	if (rev->status == SERIES_EMPTY ||
+	    rev->status == SERIES_PULL_REQUEST) {
+		series_status_reason(rev, &out->reason);
 		goto out;
 	}
-	/* store what was found even when incomplete: it shows what is there */
+	/*
+	 * Store what was found even when incomplete (it shows what is
+	 * there), linked to its previous version; a complete one takes that
+	 * version's trailers for unchanged patches and supersedes older
+	 * versions, unless a newer one is there already.
+	 */
 	if (db_begin(ctx->db) ||
 	    db_intake_store(ctx->db, job->series_id, rev,
 			    fetched ? data.buf : NULL, data.len) ||
+	    db_versions_link(ctx->db, job->series_id, &previous) ||
+	    (rev->status == SERIES_COMPLETE &&
+	     versions(ctx->db, job->series_id, &newer, &newer_version,
+		      &superseded)) ||
 	    db_commit(ctx->db)) {
 		db_rollback(ctx->db);
 		strbuf_addstr(&out->reason, "storing the series failed");
@@ -105,13 +136,20 @@ enum pipeline_result intake_fetch_stage(struct pipeline_ctx *ctx,
 		goto out;
 	}
 	if (rev->status == SERIES_INCOMPLETE) {
-		strbuf_addstr(&out->reason, "missing");
-		for (i = 0; i < rev->nr_missing; i++)
-			strbuf_addf(&out->reason, " %d/%d", rev->missing[i],
-				    rev->total);
+		series_status_reason(rev, &out->reason);
 		out->fail_status = "incomplete";
 		goto out;
 	}
+	if (newer) {
+		strbuf_addf(&out->reason, "superseded by v%d (series %lld)",
+			    newer_version, newer);
+		out->fail_status = "superseded";
+		goto out;
+	}
+	if (previous)
+		log_info("intake", "series %lld: v%d follows series %lld%s",
+			 job->series_id, rev->version, previous,
+			 superseded ? ", which it supersedes" : "");
 	log_info("intake", "series %lld: v%d, %zu patches%s%s",
 		 job->series_id, rev->version, rev->nr_patches,
 		 rev->base_commit ? ", base " : "",

@@ -9,9 +9,16 @@
  * URL).  The fetched mbox is stored with the series, so that later stages
  * and retries see the same bytes even if the thread grows.
  *
+ * The stored revision is linked to its previous version; a complete one
+ * takes that version's trailers of unchanged patches and supersedes older
+ * versions still in the pipeline (db_versions.h), or is superseded itself
+ * when a newer complete version is there already.
+ *
  * Outcomes: PIPELINE_OK (series "fetched", next "apply"); PIPELINE_FAIL
- * with status "incomplete" (missing patches, named in the reason) or
- * "fetch-failed" (refused URL, no patch, unreadable mbox);
+ * with status "superseded" (a newer version, named in the reason),
+ * "incomplete" (missing patches, named in the reason) or
+ * "fetch-failed" (refused URL, no patch, a pull request instead of
+ * patches, unreadable mbox: series_status_reason() says which);
  * PIPELINE_RETRY when the fetch failed (network, HTTP error, timeout).
  */
 #ifndef KREGRESS_INTAKE_H

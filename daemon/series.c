@@ -17,11 +17,20 @@
  *    is a problem of the series;
  *  - replies are walked up (iteratively, memoised: a References chain
  *    thousands deep costs linear time and no stack) to the patch or cover
- *    letter they answer, and their trailers attached there.
+ *    letter they answer, and their trailers attached there;
+ *  - the thread shapes b4 knows (series.h): versions copied from the
+ *    cover letter answered, unnumbered fix-ups, [PATCH 3/2], "2 of 5",
+ *    duplicates by Date, trailers of unchanged patches carried over (a
+ *    fingerprint in the spirit of git patch-id: no SHA-1 in pure code,
+ *    and nothing outside kregress compares it);
+ *  - a git request-pull mail ("are available in the Git repository
+ *    at:") is never a patch, even with its diff appended.
  */
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "diff.h"
 #include "log.h"
@@ -87,8 +96,32 @@ const char *series_status_str(enum series_status st)
 		return "incomplete";
 	case SERIES_EMPTY:
 		return "empty";
+	case SERIES_PULL_REQUEST:
+		return "pull-request";
 	}
 	return "unknown";
+}
+
+void series_status_reason(const struct series *s, struct strbuf *sb)
+{
+	size_t i;
+
+	switch (s->status) {
+	case SERIES_COMPLETE:
+		break;
+	case SERIES_INCOMPLETE:
+		strbuf_addstr(sb, "missing");
+		for (i = 0; i < s->nr_missing; i++)
+			strbuf_addf(sb, " %d/%d", s->missing[i], s->total);
+		break;
+	case SERIES_EMPTY:
+		strbuf_addstr(sb, "no patch in the thread");
+		break;
+	case SERIES_PULL_REQUEST:
+		strbuf_addf(sb, "a pull request for %s: kregress tests patch "
+			    "series", s->pull_request);
+		break;
+	}
 }
 
 /* ---- subjects ---- */
@@ -132,6 +165,7 @@ static int subject_word(struct series_subject *out, const char *w, size_t n,
 		if (vn > 1 && (*v == 'v' || *v == 'V') &&
 		    !parse_uint(v + 1, vn - 1, &a) && a > 0) {
 			out->version = a;
+			out->has_version = 1;
 			return 1;
 		}
 	}
@@ -146,6 +180,7 @@ static int subject_word(struct series_subject *out, const char *w, size_t n,
 	if (n > 1 && (*w == 'v' || *w == 'V') && !parse_uint(w + 1, n - 1, &a)
 	    && a > 0) {
 		out->version = a;
+		out->has_version = 1;
 		return 0;
 	}
 	slash = memchr(w, '/', n);
@@ -153,12 +188,26 @@ static int subject_word(struct series_subject *out, const char *w, size_t n,
 	    !parse_uint(slash + 1, n - (size_t)(slash - w) - 1, &b) && b > 0) {
 		out->index = a;
 		out->total = b;
+		out->numbered = 1;
 		return 0;
 	}
 	if (tree->len)
 		strbuf_addch(tree, ' ');
 	strbuf_add(tree, w, n);
 	return 0;
+}
+
+/* The word after p in [p, end) (not ' ' or ','), its length in *n. */
+static const char *next_word(const char *p, const char *end, size_t *n)
+{
+	const char *we;
+
+	while (p < end && (*p == ' ' || *p == ','))
+		p++;
+	for (we = p; we < end && *we != ' ' && *we != ','; we++)
+		;
+	*n = (size_t)(we - p);
+	return *n ? p : NULL;
 }
 
 static const char *skip_reply_prefix(const char *s, int *is_reply)
@@ -201,8 +250,9 @@ void series_subject_parse(const char *subject, struct series_subject *out)
 	s = skip_reply_prefix(s, &out->is_reply);
 	while (*s == '[' && (end = strchr(s, ']'))) {
 		struct strbuf bt = STRBUF_INIT;
-		const char *w = s + 1;
-		int patchy = 0;
+		const char *w = s + 1, *w2, *w3;
+		size_t n2, n3;
+		int patchy = 0, a, b;
 
 		while (w < end) {
 			const char *we;
@@ -212,6 +262,18 @@ void series_subject_parse(const char *subject, struct series_subject *out)
 			we = w;
 			while (we < end && *we != ' ' && *we != ',')
 				we++;
+			/* "2 of 5", as Mercurial's patchbomb numbers */
+			w2 = next_word(we, end, &n2);
+			w3 = w2 ? next_word(w2 + n2, end, &n3) : NULL;
+			if (w3 && !parse_uint(w, (size_t)(we - w), &a) &&
+			    word_is(w2, n2, "of") && !parse_uint(w3, n3, &b) &&
+			    b > 0) {
+				out->index = a;
+				out->total = b;
+				out->numbered = 1;
+				w = w3 + n3;
+				continue;
+			}
 			if (we > w)
 				patchy |= subject_word(out, w, (size_t)(we - w),
 						       &bt);
@@ -231,6 +293,9 @@ void series_subject_parse(const char *subject, struct series_subject *out)
 		/* "[PATCH] Re: foo" is rare but is still a reply */
 		if (!strncasecmp(s, "re:", 3))
 			s = skip_reply_prefix(s, &out->is_reply);
+		/* "[Patch 2/2]: foo": git am drops the colon too */
+		while (*s == ':' || *s == ' ' || *s == '\t')
+			s++;
 	}
 	n = strlen(s);
 	while (n && isspace((unsigned char)s[n - 1]))
@@ -292,19 +357,34 @@ static int is_patchbreak(const struct line *l)
 	return 1;
 }
 
-/* Adds the -p1 name of a header path (diff.h) to files, once. */
-static void add_file(char ***files, size_t *nr, struct diff_path path)
+/* Adds a file's path in the tree (diff.h) to files, once. */
+static void add_file(char ***files, size_t *nr, struct diff_path name)
 {
-	struct diff_path name = diff_path_strip1(path);
 	size_t i;
 
-	if (!name.p || !name.n || diff_path_is_null(path))
+	if (!name.p || !name.n)
 		return;
 	for (i = 0; i < *nr; i++)
 		if (strlen((*files)[i]) == name.n &&
 		    !memcmp((*files)[i], name.p, name.n))
 			return;
 	push_str(files, nr, xstrndup(name.p, name.n));
+}
+
+/* " (in mm/x.c, hunk @@ -1,3 +1,4 @@)" for what d's error is in. */
+static char *error_where(const struct diff *d, const char *buf)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct diff_path file, hunk;
+
+	diff_error_where(d, buf, &file, &hunk);
+	if (file.p)
+		strbuf_addf(&sb, " (in %.*s", (int)file.n, file.p);
+	if (file.p && hunk.p)
+		strbuf_addf(&sb, ", hunk %.*s", (int)hunk.n, hunk.p);
+	if (file.p)
+		strbuf_addch(&sb, ')');
+	return strbuf_detach(&sb, NULL);
 }
 
 /* The parts of one patch mail body. */
@@ -314,7 +394,8 @@ struct body_parts {
 	size_t diff_start, diff_end;	/* as diff.c cut it */
 	enum diff_error diff_error;	/* what diff.c found wrong, if any */
 	size_t diff_error_line;		/* in the diff */
-	char **files;			/* -p1 names of the new side */
+	char *diff_error_where;		/* " (in FILE, hunk @@ ...)", or "" */
+	char **files;			/* paths in the tree (diff.h) */
 	size_t nr_files;
 	char *from;			/* in-body From: value */
 	char *date;			/* in-body Date: value */
@@ -331,6 +412,7 @@ static void body_parts_release(struct body_parts *b)
 	free(b->from);
 	free(b->date);
 	free(b->subject);
+	free(b->diff_error_where);
 }
 
 static void body_split(const char *buf, size_t len, struct body_parts *b)
@@ -383,13 +465,10 @@ static void body_split(const char *buf, size_t len, struct body_parts *b)
 		b->diff_end = pos + d.end;
 		b->diff_error = d.error;
 		b->diff_error_line = d.error_line;
-		for (i = 0; i < d.nr_files; i++) {
-			const struct diff_file *f = &d.files[i];
-
-			if (f->git)
-				add_file(&b->files, &b->nr_files, f->git_new);
-			add_file(&b->files, &b->nr_files, f->new);
-		}
+		b->diff_error_where = error_where(&d, buf + pos);
+		for (i = 0; i < d.nr_files; i++)
+			add_file(&b->files, &b->nr_files,
+				 diff_file_path(&d.files[i]));
 	}
 	diff_release(&d);
 	/* trailing blank lines are not part of the message */
@@ -460,6 +539,101 @@ static void reply_trailers(const struct mail *m,
 	}
 }
 
+/*
+ * "URL BRANCH" of a git request-pull mail: the first line after "are
+ * available in the Git repository at:" that is not blank, its blanks
+ * squeezed.  NULL when body is no pull request.
+ */
+static char *pull_request(const char *buf, size_t len)
+{
+	static const char marker[] = "are available in the git repository at:";
+	struct strbuf sb = STRBUF_INIT;
+	struct line l;
+	size_t pos = 0, k, mn = sizeof(marker) - 1;
+	int found = 0;
+
+	while (!found && get_line(buf, len, pos, &l)) {
+		pos = l.next;
+		for (k = 0; !found && k + mn <= l.n; k++)
+			found = !strncasecmp(l.p + k, marker, mn);
+	}
+	while (found && get_line(buf, len, pos, &l)) {
+		pos = l.next;
+		for (k = 0; k < l.n; k++) {
+			int blank = l.p[k] == ' ' || l.p[k] == '\t';
+
+			if (!blank)
+				strbuf_addch(&sb, l.p[k]);
+			else if (sb.len && sb.buf[sb.len - 1] != ' ')
+				strbuf_addch(&sb, ' ');
+		}
+		if (sb.len)
+			break;
+	}
+	while (sb.len && sb.buf[sb.len - 1] == ' ')
+		sb.buf[--sb.len] = '\0';
+	if (!sb.len) {
+		strbuf_release(&sb);
+		return NULL;
+	}
+	return strbuf_detach(&sb, NULL);
+}
+
+static uint64_t fnv1a(uint64_t h, const char *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		h ^= (unsigned char)p[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+/*
+ * The fingerprint of a diff (series.h): per file its path, per hunk its
+ * '+' and '-' lines without their blanks, as git patch-id leaves out
+ * whitespace and line numbers.
+ */
+static void fingerprint(const char *diff, size_t len, char out[17])
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	struct diff d;
+	size_t i, k, off;
+
+	if (diff_scan(diff, len, &d) == 0) {
+		for (i = 0; i < d.nr_files; i++) {
+			const struct diff_file *f = &d.files[i];
+			struct diff_path path = diff_file_path(f);
+
+			h = fnv1a(h, path.p ? path.p : "", path.n);
+			h = fnv1a(h, "\n", 1);
+			for (k = 0; k < f->nr_hunks; k++) {
+				const struct diff_hunk *hk =
+					&d.hunks[f->first_hunk + k];
+				struct line l;
+
+				for (off = hk->body;
+				     off < hk->end &&
+				     get_line(diff, hk->end, off, &l);
+				     off = l.next) {
+					size_t c;
+
+					if (!l.n || (l.p[0] != '+' &&
+						     l.p[0] != '-'))
+						continue;
+					for (c = 0; c < l.n; c++)
+						if (!isspace((unsigned char)l.p[c]))
+							h = fnv1a(h, l.p + c, 1);
+					h = fnv1a(h, "\n", 1);
+				}
+			}
+		}
+	}
+	diff_release(&d);
+	snprintf(out, 17, "%016llx", (unsigned long long)h);
+}
+
 /* ---- grouping ---- */
 
 enum item_kind {
@@ -467,6 +641,8 @@ enum item_kind {
 	ITEM_REPLY,
 	ITEM_PATCH,
 	ITEM_COVER,
+	ITEM_FIXUP,	/* unnumbered, with a diff, answering the series */
+	ITEM_PULL,	/* a git request-pull mail */
 };
 
 struct item {
@@ -586,6 +762,7 @@ void series_free(struct series *s)
 		free(s->tree);
 		free(s->base_commit);
 		free(s->change_id);
+		free(s->pull_request);
 		for (i = 0; i < s->nr_prereq_patch_ids; i++)
 			free(s->prereq_patch_ids[i]);
 		free(s->prereq_patch_ids);
@@ -667,6 +844,7 @@ static struct series_patch *patch_new(struct item *it)
 		p->nr_files = b->nr_files;
 		b->files = NULL;
 		b->nr_files = 0;
+		fingerprint(p->diff, p->diff_len, p->fingerprint);
 	}
 	return p;
 }
@@ -674,6 +852,7 @@ static struct series_patch *patch_new(struct item *it)
 struct trailer_ctx {
 	struct series_patch *p;
 	const char *msgid;
+	int from_version;
 };
 
 static void trailer_add(void *data, const char *name, size_t nn,
@@ -694,7 +873,50 @@ static void trailer_add(void *data, const char *name, size_t nn,
 	p->trailers[p->nr_trailers].name = xstrndup(name, nn);
 	p->trailers[p->nr_trailers].value = xstrndup(value, vn);
 	p->trailers[p->nr_trailers].message_id = xstrdup(c->msgid);
+	p->trailers[p->nr_trailers].from_version = c->from_version;
 	p->nr_trailers++;
+}
+
+void series_patch_add_trailer(struct series_patch *p, const char *name,
+			      const char *value, const char *message_id,
+			      int from_version)
+{
+	struct trailer_ctx ctx = { p, message_id ? message_id : "",
+				   from_version };
+
+	trailer_add(&ctx, name, strlen(name), value, strlen(value));
+}
+
+/*
+ * A patch unchanged from an older revision (same fingerprint) keeps that
+ * one's trailers, as b4 does; revs[0..n) oldest first.
+ */
+static void carry_trailers(struct series **revs, size_t n)
+{
+	size_t j, i, k, m, t;
+
+	for (j = 1; j < n; j++) {
+		for (k = 0; k < revs[j]->nr_patches; k++) {
+			struct series_patch *p = revs[j]->patches[k];
+			const struct series_patch *q = NULL;
+
+			for (i = j; !q && i-- > 0;)
+				for (m = 0; !q && m < revs[i]->nr_patches; m++)
+					if (*p->fingerprint &&
+					    !strcmp(revs[i]->patches[m]->
+						    fingerprint,
+						    p->fingerprint))
+						q = revs[i]->patches[m];
+			for (t = 0; q && t < q->nr_trailers; t++) {
+				const struct series_trailer *tr =
+					&q->trailers[t];
+
+				series_patch_add_trailer(p, tr->name, tr->value,
+					tr->message_id, tr->from_version ?
+					tr->from_version : q->version);
+			}
+		}
+	}
 }
 
 /* The item a message answers: In-Reply-To, else its newest Reference. */
@@ -746,6 +968,37 @@ static long resolve_target(const struct idmap *map, struct item *items,
 	return result;
 }
 
+/*
+ * b4 copies the revision of the cover letter a patch answers: a numbered
+ * patch without a version takes it from the first versioned cover letter
+ * or patch of its size up its chain of parents (a --chain-reply-to
+ * series goes through patches).  Parents resolved first end the walk.
+ */
+static void inherit_version(const struct idmap *map, struct item *items,
+			    size_t nr, size_t k)
+{
+	struct item *it = &items[k];
+	size_t depth = 0;
+	long p;
+
+	if (it->kind != ITEM_PATCH || !it->subj.numbered ||
+	    it->subj.has_version)
+		return;
+	for (p = parent_of(map, items, it); p >= 0 && depth++ < nr;
+	     p = parent_of(map, items, &items[p])) {
+		const struct item *q = &items[p];
+
+		if ((q->kind != ITEM_PATCH && q->kind != ITEM_COVER) ||
+		    q->subj.total != it->subj.total)
+			return;
+		if (q->subj.has_version) {
+			it->subj.version = q->subj.version;
+			it->subj.has_version = 1;
+			return;
+		}
+	}
+}
+
 static struct series *series_new_rev(int version)
 {
 	struct series *s = xcalloc(1, sizeof(*s));
@@ -759,13 +1012,33 @@ static int cmp_int(const void *a, const void *b)
 	return *(const int *)a - *(const int *)b;
 }
 
+/* "2024-06-04 10:59 UTC", or "no date" */
+static void date_str(const struct mail *m, char *buf, size_t size)
+{
+	time_t t = (time_t)m->date;
+	struct tm tm;
+
+	if (!m->has_date || !gmtime_r(&t, &tm))
+		snprintf(buf, size, "no date");
+	else
+		strftime(buf, size, "%Y-%m-%d %H:%M UTC", &tm);
+}
+
+/* Is a the newer copy of one patch than b: by Date, else later sent? */
+static int newer(const struct item *a, const struct item *b)
+{
+	if (a->m->has_date != b->m->has_date)
+		return a->m->has_date;
+	return !a->m->has_date || a->m->date >= b->m->date;
+}
+
 /* Builds revision v from the items; NULL if it has nothing. */
 static struct series *build_revision(struct item *items, size_t nr, int v)
 {
 	struct series *s = series_new_rev(v);
 	struct series_patch **by_index = NULL;
 	struct item **src = NULL;
-	int total = 0, i;
+	int total = 0, last = 0, i, gap = 0;
 	size_t k;
 
 	for (k = 0; k < nr; k++) {
@@ -776,14 +1049,18 @@ static struct series *build_revision(struct item *items, size_t nr, int v)
 			continue;
 		if (it->subj.total > total)
 			total = it->subj.total;
+		if (it->subj.index > last)
+			last = it->subj.index;
 	}
 	if (!total) {
 		free(s);
 		return NULL;
 	}
+	if (last < total)
+		last = total;
 	s->total = total;
-	by_index = xcalloc((size_t)total + 1, sizeof(*by_index));
-	src = xcalloc((size_t)total + 1, sizeof(*src));
+	by_index = xcalloc((size_t)last + 1, sizeof(*by_index));
+	src = xcalloc((size_t)last + 1, sizeof(*src));
 	for (k = 0; k < nr; k++) {
 		struct item *it = &items[k];
 		struct series_patch *p;
@@ -792,12 +1069,6 @@ static struct series *build_revision(struct item *items, size_t nr, int v)
 		if ((it->kind != ITEM_PATCH && it->kind != ITEM_COVER) ||
 		    it->subj.version != v)
 			continue;
-		if (idx > total) {
-			problem(s, "v%d: <%s> claims %d/%d beyond the %d "
-				"patches of the series; ignored", v,
-				it->m->message_id, idx, it->subj.total, total);
-			continue;
-		}
 		if (it->subj.total != total)
 			problem(s, "v%d: <%s> says %d/%d but the series has %d "
 				"patches", v, it->m->message_id, idx,
@@ -805,29 +1076,62 @@ static struct series *build_revision(struct item *items, size_t nr, int v)
 		p = patch_new(it);
 		if (it->body.has_diff && it->body.diff_error != DIFF_OK)
 			problem(s, "v%d: patch %d/%d <%s>: %s at line %zu of "
-				"its diff", v, idx, total, it->m->message_id,
+				"its diff%s", v, idx, total, it->m->message_id,
 				diff_error_str(it->body.diff_error),
-				it->body.diff_error_line);
+				it->body.diff_error_line,
+				it->body.diff_error_where);
 		it->series = s;
 		if (by_index[idx]) {
-			/* a RESEND or a duplicate: the later one wins */
-			problem(s, "v%d: patch %d/%d sent twice (<%s> and "
-				"<%s>); kept the later", v, idx, total,
-				src[idx]->m->message_id, it->m->message_id);
+			/* a RESEND or a duplicate: the newer by Date wins */
+			struct item *old = src[idx];
+			int keep = newer(it, old);
+			char d1[32], d2[32];
+
+			date_str(old->m, d1, sizeof(d1));
+			date_str(it->m, d2, sizeof(d2));
+			problem(s, "v%d: patch %d/%d sent twice (<%s> of %s and "
+				"<%s> of %s); kept <%s>, the newer by Date", v,
+				idx, total, old->m->message_id, d1,
+				it->m->message_id, d2, keep ?
+				it->m->message_id : old->m->message_id);
+			if (!keep) {
+				patch_free(p);
+				continue;
+			}
 			patch_free(by_index[idx]);
-			src[idx]->patch = NULL;
+			old->patch = NULL;
 		}
 		by_index[idx] = p;
 		src[idx] = it;
 		it->patch = p;
 	}
+	/* patches beyond the announced total: kept while none is missing */
+	for (i = total + 1; i <= last; i++) {
+		if (!by_index[i]) {
+			gap = 1;
+			continue;
+		}
+		if (!gap) {
+			problem(s, "v%d: <%s> is patch %d/%d, beyond the %d "
+				"announced; kept, in order, as patch %d", v,
+				src[i]->m->message_id, i, total, total, i);
+			continue;
+		}
+		problem(s, "v%d: <%s> claims %d/%d beyond the %d patches of "
+			"the series, after a gap; ignored", v,
+			src[i]->m->message_id, i, total, total);
+		patch_free(by_index[i]);
+		src[i]->patch = NULL;
+		by_index[i] = NULL;
+		src[i] = NULL;
+	}
 	s->cover = by_index[0];
-	for (i = 1; i <= total; i++) {
+	for (i = 1; i <= last; i++) {
 		if (by_index[i]) {
 			s->patches = xrealloc(s->patches, (s->nr_patches + 1) *
 					      sizeof(*s->patches));
 			s->patches[s->nr_patches++] = by_index[i];
-		} else {
+		} else if (i <= total) {
 			s->missing = xrealloc(s->missing, (s->nr_missing + 1) *
 					      sizeof(*s->missing));
 			s->missing[s->nr_missing++] = i;
@@ -851,7 +1155,7 @@ static struct series *build_revision(struct item *items, size_t nr, int v)
 		strbuf_release(&sb);
 	}
 	/* prefix flags and footers from the cover letter, else the patches */
-	for (i = 0; i <= total; i++) {
+	for (i = 0; i <= last; i++) {
 		struct item *it = src[i];
 		char *f;
 
@@ -895,11 +1199,12 @@ static struct series *build_revision(struct item *items, size_t nr, int v)
 int series_build(const struct mail_box *box, struct series **out)
 {
 	struct item *items = NULL;
-	struct series *newest = NULL, *s;
+	struct series *newest = NULL, *s, **revs = NULL;
 	struct idmap map = { NULL, 0 };
 	long *path = NULL;
 	int *versions = NULL;
-	size_t nr, k, nr_versions = 0, nr_patches = 0;
+	char *pull, *pull_url = NULL;
+	size_t nr, k, nr_versions = 0, nr_patches = 0, nr_revs = 0;
 	int ret = -1;
 
 	*out = NULL;
@@ -929,48 +1234,75 @@ int series_build(const struct mail_box *box, struct series **out)
 			continue;
 		}
 		body_split(m->body, m->body_len, &it->body);
-		if (it->subj.has_prefix && it->subj.index == 0)
+		pull = pull_request(m->body, m->body_len);
+		if (pull) {
+			it->kind = ITEM_PULL;
+			if (!pull_url)
+				pull_url = pull;
+			else
+				free(pull);
+		} else if (it->subj.has_prefix && it->subj.index == 0) {
 			it->kind = ITEM_COVER;
-		else if (it->body.has_diff)
+		} else if (it->body.has_diff) {
 			it->kind = ITEM_PATCH;
-		else
+		} else {
 			it->kind = ITEM_OTHER;
-		if (it->subj.index < 0 || it->subj.total < 1 ||
-		    it->subj.index > it->subj.total)
+		}
+		if (it->subj.index < 0 || it->subj.total < 1)
 			it->kind = ITEM_OTHER;
-		if (it->kind == ITEM_PATCH || it->kind == ITEM_COVER) {
-			size_t v;
+	}
+	/* what the thread says of its messages, as b4 reads it */
+	for (k = 0; k < nr; k++)
+		inherit_version(&map, items, nr, k);
+	for (k = 0; k < nr; k++) {
+		struct item *it = &items[k];
+		long parent = parent_of(&map, items, it);
+		const struct item *t = parent >= 0 ? &items[parent] : NULL;
 
-			for (v = 0; v < nr_versions; v++)
-				if (versions[v] == it->subj.version)
-					break;
-			if (v == nr_versions) {
-				versions = xrealloc(versions, (nr_versions + 1)
-						    * sizeof(*versions));
-				versions[nr_versions++] = it->subj.version;
-			}
+		if (it->kind == ITEM_PATCH && !it->subj.numbered && t &&
+		    (t->kind == ITEM_PATCH || t->kind == ITEM_COVER) &&
+		    (!it->subj.has_version ||
+		     it->subj.version == t->subj.version))
+			it->kind = ITEM_FIXUP;
+	}
+	for (k = 0; k < nr; k++) {
+		struct item *it = &items[k];
+		size_t v;
+
+		if (it->kind != ITEM_PATCH && it->kind != ITEM_COVER)
+			continue;
+		for (v = 0; v < nr_versions; v++)
+			if (versions[v] == it->subj.version)
+				break;
+		if (v == nr_versions) {
+			versions = xrealloc(versions, (nr_versions + 1) *
+					    sizeof(*versions));
+			versions[nr_versions++] = it->subj.version;
 		}
 	}
 	if (nr_versions)
 		qsort(versions, nr_versions, sizeof(int), cmp_int);
 
 	/* revisions, oldest first, each linked to the one before */
+	revs = xcalloc(nr_versions, sizeof(*revs));
 	for (k = 0; k < nr_versions; k++) {
 		s = build_revision(items, nr, versions[k]);
 		if (!s)
 			continue;
 		s->older = newest;
-		newest = s;
+		newest = revs[nr_revs++] = s;
 	}
 	if (!newest) {
 		newest = series_new_rev(1);
-		newest->status = SERIES_EMPTY;
+		newest->status = pull_url ? SERIES_PULL_REQUEST : SERIES_EMPTY;
+		newest->pull_request = pull_url;
+		pull_url = NULL;
 	}
 
 	/* trailers from replies */
 	for (k = 0; k < nr; k++) {
 		struct item *it = &items[k], *t;
-		struct trailer_ctx ctx;
+		struct trailer_ctx ctx = { NULL, NULL, 0 };
 		long target;
 
 		if (it->kind != ITEM_REPLY && it->kind != ITEM_OTHER)
@@ -1005,15 +1337,27 @@ int series_build(const struct mail_box *box, struct series **out)
 		}
 	}
 
+	carry_trailers(revs, nr_revs);
+
 	/* box-wide problems go on the newest revision */
 	for (k = 0; k < nr; k++) {
 		struct item *it = &items[k];
+		long parent = parent_of(&map, items, it);
 
 		if (it->kind == ITEM_PATCH)
 			nr_patches++;
 		if (it->dup)
 			problem(newest, "message <%s> appears twice; the "
 				"second copy is ignored", it->m->message_id);
+		else if (it->kind == ITEM_FIXUP)
+			problem(newest, "<%s> \"%s\" answers <%s> with a diff: "
+				"a comment or fix-up, not a patch of the "
+				"series", it->m->message_id, it->m->subject,
+				items[parent].m->message_id);
+		else if (it->kind == ITEM_PULL &&
+			 newest->status != SERIES_PULL_REQUEST)
+			problem(newest, "<%s> is a pull request, not a patch",
+				it->m->message_id);
 		else if (it->kind == ITEM_OTHER && it->subj.has_prefix &&
 			 it->subj.index > 0)
 			problem(newest, "<%s> \"%s\" has no diff; not taken as "
@@ -1030,6 +1374,9 @@ int series_build(const struct mail_box *box, struct series **out)
 	if (!nr_patches && newest->status == SERIES_EMPTY)
 		problem(newest, "no patch among the %zu messages (a "
 			"discussion thread?)", nr);
+	if (newest->status == SERIES_PULL_REQUEST)
+		problem(newest, "a pull request for %s, not a patch series",
+			newest->pull_request);
 	*out = newest;
 	ret = 0;
 
@@ -1041,6 +1388,8 @@ int series_build(const struct mail_box *box, struct series **out)
 	free(path);
 	free(map.slots);
 	free(versions);
+	free(revs);
+	free(pull_url);
 	return ret;
 }
 

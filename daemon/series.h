@@ -29,6 +29,8 @@ struct series_trailer {
 	char *name;		/* "Reviewed-by" */
 	char *value;		/* "Jane Doe <jane@example.org>" */
 	char *message_id;	/* the reply it came from */
+	int from_version;	/* 0: given to this revision; N: carried
+				 * over from the unchanged patch of vN */
 };
 
 /* What a subject's [...] prefix says. */
@@ -36,12 +38,16 @@ struct series_subject {
 	int is_reply;		/* "Re:" / "Aw:" / "Fwd:" in front */
 	int has_prefix;		/* a [PATCH ...] or [RFC ...] found */
 	int version;		/* vN, PATCHvN; 1 when absent */
-	int index;		/* M of M/N; 1 when absent (0 = cover) */
+	int has_version;	/* the subject says vN */
+	int index;		/* M of M/N or "M of N"; 1 when absent (0 =
+				 * cover) */
 	int total;		/* N of M/N; 1 when absent */
+	int numbered;		/* the subject says M/N */
 	int rfc;
 	int resend;
 	char *tree;		/* other prefix words ("mm-unstable"), NULL */
-	char *title;		/* subject without "Re:" and [..] */
+	char *title;		/* subject without "Re:", [..] and the ':'
+				 * after them, as git am */
 };
 
 struct series_patch {
@@ -79,6 +85,13 @@ struct series_patch {
 	size_t diff_len;
 	char **files;		/* paths touched, in diff order, unique */
 	size_t nr_files;
+	/*
+	 * What the patch changes, as git patch-id --stable sees it (its
+	 * files and +/- lines, whitespace and line numbers left out), in
+	 * 16 hex digits of a 64-bit FNV-1a hash: equal for a patch resent
+	 * unchanged.  "" for the cover letter.
+	 */
+	char fingerprint[17];
 	/* The mail as received when the box kept raw bytes, else NULL. */
 	char *raw;
 	size_t raw_len;
@@ -88,6 +101,7 @@ enum series_status {
 	SERIES_COMPLETE,	/* every patch 1..N present */
 	SERIES_INCOMPLETE,	/* some index missing: see missing[] */
 	SERIES_EMPTY,		/* no patch at all (a discussion thread) */
+	SERIES_PULL_REQUEST,	/* no patch, a git request-pull mail */
 };
 
 struct series {
@@ -105,6 +119,7 @@ struct series {
 	char *change_id;	/* footer "change-id:", or NULL */
 	char **prereq_patch_ids;	/* footers "prerequisite-patch-id:" */
 	size_t nr_prereq_patch_ids;
+	char *pull_request;	/* "URL BRANCH" of a request-pull, or NULL */
 	char **problems;	/* human-readable, one per issue */
 	size_t nr_problems;
 	struct series *older;	/* previous revision, or NULL */
@@ -133,6 +148,14 @@ void series_subject_parse(const char *subject, struct series_subject *out);
 void series_subject_release(struct series_subject *s);
 
 /*
+ * Adds a trailer to p unless p has it already (same name and value):
+ * from_version 0 for one given to p, N for one carried over from vN.
+ */
+void series_patch_add_trailer(struct series_patch *p, const char *name,
+			      const char *value, const char *message_id,
+			      int from_version);
+
+/*
  * Appends to sb the commit message git-am would make: title, blank line,
  * message, then (when with_trailers) the reply trailers not already in
  * the message, each on its own line.
@@ -141,5 +164,12 @@ void series_patch_commit_message(const struct series_patch *p,
 				 int with_trailers, struct strbuf *sb);
 
 const char *series_status_str(enum series_status st);
+
+/*
+ * Appends to sb why s is not (yet) a series to test, in words: "missing
+ * 2/5 4/5", "no patch in the thread", "a pull request for URL BRANCH:
+ * kregress tests patch series"; nothing for a complete series.
+ */
+void series_status_reason(const struct series *s, struct strbuf *sb);
 
 #endif

@@ -35,9 +35,8 @@ static int feed_sample(void *arg, const struct db_analyze_sample *s)
 			   ANALYZE_BASE, s->boot_id, s->value, &f->err);
 }
 
-/* The statistics options and p-value method of the configuration. */
-static void options(const struct config *cfg, struct stats_opts *o,
-		    enum analyze_fdr *fdr)
+void stage_analyze_options(const struct config *cfg, struct stats_opts *o,
+			   enum analyze_fdr *fdr)
 {
 	stats_opts_init(o);
 	/* Not stored in a comparison row: no need to spend the time. */
@@ -196,7 +195,7 @@ enum pipeline_result stage_analyze(struct pipeline_ctx *ctx,
 
 	if (ctx->stop && *ctx->stop)
 		return PIPELINE_INTERRUPTED;
-	options(ctx->cfg, &o, &fdr);
+	stage_analyze_options(ctx->cfg, &o, &fdr);
 	if (db_analyze_runs(ctx->db, job->series_id, &runs, &nruns)) {
 		strbuf_addstr(&out->reason, "the runs cannot be read");
 		return PIPELINE_RETRY;

@@ -29,7 +29,18 @@
 #ifndef KREGRESS_STAGE_ANALYZE_H
 #define KREGRESS_STAGE_ANALYZE_H
 
+#include "analyze.h"
 #include "pipeline.h"
+
+struct config;
+
+/*
+ * The statistics options (stats.threshold_pct, alpha, min_samples) and
+ * p-value method (stats.fdr_method) of cfg, on stats.c's defaults; cfg
+ * may be NULL.  What the stage tests with, and the dashboard's compare.
+ */
+void stage_analyze_options(const struct config *cfg, struct stats_opts *o,
+			   enum analyze_fdr *fdr);
 
 enum pipeline_result stage_analyze(struct pipeline_ctx *ctx,
 				   const struct job *job,

@@ -11,6 +11,7 @@
 #include "db.h"
 #include "db_apply.h"
 #include "db_intake.h"
+#include "db_versions.h"
 #include "jobq.h"
 #include "log.h"
 #include "mail.h"
@@ -129,6 +130,13 @@ enum pipeline_result stage_apply(struct pipeline_ctx *ctx,
 	if (!s || s->status != SERIES_COMPLETE || !s->nr_patches) {
 		strbuf_addf(&out->reason, "v%d in the stored mbox is not a "
 			    "complete series", src.version);
+		goto out;
+	}
+	/* and the trailers earlier versions carried over (db_versions.h) */
+	if (db_versions_trailers_load(ctx->db, job->series_id, s)) {
+		strbuf_addstr(&out->reason, "the carried trailers cannot be "
+			      "read");
+		r = PIPELINE_RETRY;
 		goto out;
 	}
 	if (apply_repo_open(t->path, &repo)) {

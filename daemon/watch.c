@@ -6,8 +6,10 @@
  * entry's parent for a numbered patch, else the entry itself, and each
  * thread is fetched once per poll, through the entry's own message URL
  * (lore serves the whole thread's t.mbox.gz from any of its messages).
- * Waiting threads are kept in memory with the time they were first seen;
- * after a restart their wait starts again, which only delays them.
+ * Waiting threads are rows (db_watch.h) with the time they were first
+ * seen, looked at again on every poll: a restart, or another `kregress
+ * lists poll`, neither forgets them (the feed may no longer list them)
+ * nor starts their wait again.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -29,12 +31,6 @@
 #define WATCH_SEEN_MAX		4096
 #define WATCH_PENDING_MAX	256
 
-struct pending {
-	char *thread;		/* thread key (a Message-ID) */
-	char *url;		/* a message URL of the thread */
-	long long first_seen;
-};
-
 struct watch_list {
 	const struct config_list *cfg;
 	struct watch_filter filter;
@@ -42,8 +38,6 @@ struct watch_list {
 	char *last_modified;
 	long long next_poll;
 	struct watch_seen seen;		/* feed entries looked at */
-	struct pending *pending;
-	size_t nr_pending;
 };
 
 struct watch {
@@ -94,13 +88,6 @@ int watch_new(const struct config *cfg, struct watch **out)
 	return 0;
 }
 
-static void pending_remove(struct watch_list *l, size_t i)
-{
-	free(l->pending[i].thread);
-	free(l->pending[i].url);
-	l->pending[i] = l->pending[--l->nr_pending];
-}
-
 void watch_free(struct watch *w)
 {
 	size_t i;
@@ -112,9 +99,6 @@ void watch_free(struct watch *w)
 
 		watch_filter_release(&l->filter);
 		watch_seen_release(&l->seen);
-		while (l->nr_pending)
-			pending_remove(l, 0);
-		free(l->pending);
 		free(l->etag);
 		free(l->last_modified);
 	}
@@ -134,39 +118,29 @@ static void fetch_opts(const struct watch *w, struct fetch_options *fo)
 		fo->max_bytes = w->cfg->limits.max_mbox_bytes;
 }
 
-static struct pending *pending_find(struct watch_list *l, const char *thread)
+/*
+ * thread waits on l: recorded with now as its first sighting unless it
+ * waits already; not when WATCH_PENDING_MAX threads wait (logged).
+ */
+static int pending_add(struct db *db, const struct watch_list *l,
+		       const char *thread, const char *url, long long now,
+		       long long first_seen)
 {
-	size_t i;
+	struct db_watch_pending *p = NULL;
+	size_t n = 0;
 
-	for (i = 0; i < l->nr_pending; i++)
-		if (!strcmp(l->pending[i].thread, thread))
-			return &l->pending[i];
-	return NULL;
-}
-
-static void pending_add(struct watch_list *l, const char *thread,
-			const char *url, long long now)
-{
-	struct pending *p;
-
-	if (pending_find(l, thread))
-		return;
-	if (l->nr_pending >= WATCH_PENDING_MAX) {
-		log_warn("watch", "list %s: %d incomplete series waiting; "
-			 "<%s> is not kept waiting", l->cfg->name,
-			 WATCH_PENDING_MAX, thread);
-		return;
+	if (!first_seen) {
+		if (db_watch_pending_list(db, l->cfg->name, &p, &n))
+			return -1;
+		db_watch_pending_free(p, n);
+		if (n >= WATCH_PENDING_MAX) {
+			log_warn("watch", "list %s: %d incomplete series "
+				 "waiting; <%s> is not kept waiting",
+				 l->cfg->name, WATCH_PENDING_MAX, thread);
+			return 0;
+		}
 	}
-	l->pending = realloc(l->pending,
-			     (l->nr_pending + 1) * sizeof(*l->pending));
-	if (!l->pending)
-		die("watch", "out of memory");
-	p = &l->pending[l->nr_pending++];
-	p->thread = strdup(thread);
-	p->url = strdup(url);
-	if (!p->thread || !p->url)
-		die("watch", "out of memory");
-	p->first_seen = now;
+	return db_watch_pending_add(db, l->cfg->name, thread, url, now);
 }
 
 /* Stores the series (and starts its pipeline when queued). */
@@ -216,8 +190,7 @@ static int process_thread(struct watch *w, struct watch_list *l,
 	struct strbuf data = STRBUF_INIT, reason = STRBUF_INIT;
 	struct mail_box box;
 	struct series *s = NULL;
-	struct pending *p = pending_find(l, thread);
-	long long first_seen = p ? p->first_seen : now, id = 0;
+	long long first_seen = 0, id = 0;
 	enum watch_action act;
 	const char *why;
 	char *key = NULL;
@@ -225,6 +198,9 @@ static int process_thread(struct watch *w, struct watch_list *l,
 	int known = 0, ret = 0;
 	size_t i;
 
+	if (db_watch_pending_first_seen(db, l->cfg->name, thread,
+					&first_seen))
+		return -1;
 	mail_box_init(&box);
 	fetch_opts(w, &fo);
 	st->threads++;
@@ -234,7 +210,7 @@ static int process_thread(struct watch *w, struct watch_list *l,
 		st->errors++;
 		goto out;
 	}
-	act = watch_decide(&l->filter, s, first_seen, now,
+	act = watch_decide(&l->filter, s, first_seen ? first_seen : now, now,
 			   l->cfg->incomplete_wait_s, &why);
 	key = watch_series_key(s);
 	head = s->cover ? s->cover : s->nr_patches ? s->patches[0] : NULL;
@@ -278,7 +254,10 @@ static int process_thread(struct watch *w, struct watch_list *l,
 		st->given_up++;
 		break;
 	case WATCH_WAIT:
-		pending_add(l, thread, url, now);
+		if (pending_add(db, l, thread, url, now, first_seen)) {
+			ret = -1;
+			goto out;
+		}
 		log_info("watch", "%s: %s: %s", l->cfg->name, key, why);
 		st->waiting++;
 		goto out;
@@ -288,9 +267,8 @@ static int process_thread(struct watch *w, struct watch_list *l,
 		st->skipped++;
 		break;
 	}
-	p = pending_find(l, thread);
-	if (p)
-		pending_remove(l, (size_t)(p - l->pending));
+	if (first_seen && db_watch_pending_remove(db, l->cfg->name, thread))
+		ret = -1;
 out:
 	free(key);
 	series_free(s);
@@ -352,7 +330,8 @@ static int poll_list(struct watch *w, struct watch_list *l, struct db *db,
 {
 	struct atom_feed feed = { NULL, 0 };
 	struct watch_seen threads;
-	size_t i, k;
+	struct db_watch_pending *pending = NULL;
+	size_t i, k, nr_pending = 0;
 	int rc, ret = 0;
 
 	watch_seen_init(&threads, ATOM_MAX_ENTRIES + WATCH_PENDING_MAX);
@@ -380,21 +359,15 @@ static int poll_list(struct watch *w, struct watch_list *l, struct db *db,
 					     st);
 		series_subject_release(&subj);
 	}
-	/* threads still waiting for patches: look again */
-	for (k = 0; k < l->nr_pending && !ret;) {
-		size_t before = l->nr_pending;
-		char *thread = strdup(l->pending[k].thread);
-		char *url = strdup(l->pending[k].url);
-
-		if (!thread || !url)
-			die("watch", "out of memory");
-		if (!watch_seen_add(&threads, thread))
-			ret = process_thread(w, l, db, thread, url, now, st);
-		free(thread);
-		free(url);
-		if (l->nr_pending == before)
-			k++;
-	}
+	/* threads still waiting for patches, this poll's or older: again */
+	if (!ret && db_watch_pending_list(db, l->cfg->name, &pending,
+					  &nr_pending))
+		ret = -1;
+	for (k = 0; k < nr_pending && !ret; k++)
+		if (!watch_seen_add(&threads, pending[k].thread))
+			ret = process_thread(w, l, db, pending[k].thread,
+					     pending[k].url, now, st);
+	db_watch_pending_free(pending, nr_pending);
 	atom_feed_release(&feed);
 	watch_seen_release(&threads);
 	return ret;

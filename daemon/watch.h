@@ -9,9 +9,10 @@
  * list's subject filter, one thread fetch per series they belong to, then
  * watch_decide() (watch_rules.h): queue the complete ones whose patches
  * touch the list's paths (a series row plus its first pipeline job, in one
- * transaction), keep incomplete ones waiting for incomplete_wait_s and
- * look at them again on every poll, and record those still incomplete
- * after the wait with status "incomplete".  The database makes it
+ * transaction), keep incomplete ones waiting for incomplete_wait_s from
+ * when they were first seen (rows of the database: a restart keeps them
+ * and their wait) and look at them again on every poll, and record those
+ * still incomplete after the wait with status "incomplete".  The database makes it
  * idempotent: a revision (msgid, version) is stored once.
  *
  * watch_poll() blocks on the network (bounded by the fetch timeouts); the

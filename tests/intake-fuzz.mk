@@ -66,11 +66,13 @@ check-fuzz:: $(FUZZ_DIR)/fuzz-atom
 
 check-fuzz:: $(FUZZ_DIR)/fuzz-mbox
 	$(call fuzz_run,fuzz-mbox,tests/fixtures/mail/*.mbox \
+		tests/fixtures/mail/shapes/*.mbox \
 		tests/fixtures/mail/seeds/*.txt tests/fuzz/regress/*)
 
 check-fuzz:: $(FUZZ_DIR)/fuzz-diff
 	$(call fuzz_run,fuzz-diff,tests/fixtures/mail/*.diff \
 		tests/fixtures/mail/*.mbox tests/fixtures/mail/seeds/*.txt \
+		tests/fixtures/mail/shapes/*.mbox \
 		tests/fixtures/diff/*.diff tests/fixtures/diff/*.mbox \
 		tests/fuzz/regress/*, \
 		-dict=$(CURDIR)/tests/fuzz/diff.dict)

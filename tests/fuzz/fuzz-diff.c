@@ -7,8 +7,12 @@
  * contract on every input and aborts when one fails:
  *  - every offset and path lies inside the buffer, inside its diff, file
  *    or hunk; files follow each other without gaps; hunks are in order;
- *  - a hunk body holds exactly the lines its header counts (fewer only in
- *    a truncated last hunk);
+ *  - a hunk body holds exactly the lines its header counts (fewer only
+ *    with DIFF_ERR_HUNK_COUNT, or in a truncated last hunk); the error
+ *    names a file and hunk that exist;
+ *  - each file's parts are in order inside it, its strip level is 0 or
+ *    1, and its paths in the tree lie inside it (or are absent where a
+ *    creation or deletion has no side);
  *  - a NUL byte inside the diff is reported;
  *  - the diff cut out and scanned again is the same diff: same extent,
  *    files, hunks, paths and error.  That is what series.c (which cuts)
@@ -94,6 +98,13 @@ static void check_diff(const char *buf, size_t size, const struct diff *d,
 		check_path(f, buf, f->rename_to);
 		check_path(f, buf, f->copy_from);
 		check_path(f, buf, f->copy_to);
+		check_path(f, buf, f->old_path);
+		check_path(f, buf, f->new_path);
+		require(f->start <= f->ext_start && f->ext_start <= f->ext_end &&
+			f->ext_end <= f->body && f->body <= f->end);
+		require(f->strip == 0 || f->strip == 1);
+		require(!f->new_file || !f->old_path.p);
+		require(!f->deleted_file || !f->new_path.p);
 		require(f->similarity >= -1 && f->similarity <= 100);
 		require(f->dissimilarity >= -1 && f->dissimilarity <= 100);
 		require(!f->nr_hunks || f->binary == DIFF_BINARY_NONE);
@@ -104,15 +115,18 @@ static void check_diff(const char *buf, size_t size, const struct diff *d,
 			int last = i + 1 == d->nr_files &&
 				   j + 1 == f->nr_hunks;
 
-			require(h->start >= hoff && h->start < h->body);
+			require(h->start >= hoff && h->start < h->body &&
+				h->start >= f->body);
 			require(h->body <= h->end && h->end <= f->end);
 			require(!memcmp(buf + h->start, "@@ -", 4));
 			count_body(buf, h, &old, &new);
 			require(old <= h->old_count && new <= h->new_count);
-			/* truncation is the error unless one came first */
+			/* a short hunk is an error unless one came first */
 			if (old != h->old_count || new != h->new_count)
-				require(last && d->error != DIFF_OK &&
-					(d->error == DIFF_ERR_TRUNCATED ||
+				require(d->error != DIFF_OK &&
+					(d->error == DIFF_ERR_HUNK_COUNT ||
+					 (last &&
+					  d->error == DIFF_ERR_TRUNCATED) ||
 					 d->error_off < d->end));
 			hoff = h->end;
 		}
@@ -125,7 +139,12 @@ static void check_diff(const char *buf, size_t size, const struct diff *d,
 		require(d->error != DIFF_OK &&
 			d->error_off <= (size_t)(nul - buf));
 	if (d->error != DIFF_OK)
-		require(d->error_off <= size && d->error_line >= 1);
+		require(d->error_off <= size && d->error_line >= 1 &&
+			d->error_file <= d->nr_files &&
+			d->error_hunk <= d->nr_hunks);
+	if (d->error == DIFF_ERR_HUNK_COUNT || d->error == DIFF_ERR_TRUNCATED)
+		require(d->error_file < d->nr_files &&
+			d->error_hunk < d->nr_hunks);
 	if (d->error == DIFF_ERR_NUL)
 		require(d->error_off >= d->start && d->error_off < d->end &&
 			!buf[d->error_off]);
@@ -162,6 +181,11 @@ static void check_again(const char *buf, const struct diff *d)
 		require(g->git_new.p == f->git_new.p &&
 			g->git_new.n == f->git_new.n);
 		require(g->new.p == f->new.p && g->new.n == f->new.n);
+		require(g->old_path.p == f->old_path.p &&
+			g->old_path.n == f->old_path.n &&
+			g->new_path.p == f->new_path.p &&
+			g->new_path.n == f->new_path.n &&
+			g->strip == f->strip && g->body + shift == f->body);
 		require(g->rename_to.p == f->rename_to.p &&
 			g->rename_to.n == f->rename_to.n &&
 			g->new_mode == f->new_mode && g->binary == f->binary &&

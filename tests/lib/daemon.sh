@@ -86,7 +86,7 @@ wait_status() {
 	for ((i = 0; i < limit; i++)); do
 		st=$(sql "SELECT status FROM series WHERE id = ${1:-0}")
 		case $st in
-		done | failed | *-failed | does-not-apply | incomplete)
+		done | failed | *-failed | does-not-apply | incomplete | superseded)
 			echo "$st"
 			return 0 ;;
 		esac

@@ -141,9 +141,10 @@ st=$(wait_status "$id" 1200)
 is "$st|$(sql "SELECT status_reason FROM series WHERE id = $id")" \
 	"failed|report: not implemented yet" \
 	"the series went through run and analyze (report is not written yet)"
+# Per arch in order of id: after the restart either arch may run first.
 is "$(sql "SELECT group_concat(arch || ':' || status, ' ') FROM
-	(SELECT arch, status FROM run WHERE series_id = $id ORDER BY id)")" \
-	"x86_64:interrupted x86_64:budget arm64:budget" \
+	(SELECT arch, status FROM run WHERE series_id = $id ORDER BY arch, id)")" \
+	"arm64:budget x86_64:interrupted x86_64:budget" \
 	"runs: the interrupted one kept, then one per arch"
 is "$(sql "SELECT count(*) || ':' || min(status_reason) FROM boot
 	WHERE series_id = $id AND status = 'interrupted'")" \

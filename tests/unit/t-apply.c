@@ -616,6 +616,125 @@ static void test_import(void)
 	free(s);
 }
 
+/* A fixture of tests/fixtures/diff/, read whole. */
+static char *diff_fixture(const char *name)
+{
+	const char *src = getenv("KREGRESS_SRC");
+	struct strbuf path = STRBUF_INIT, sb = STRBUF_INIT;
+
+	strbuf_addf(&path, "%s/tests/fixtures/diff/%s", src ? src : ".", name);
+	if (strbuf_read_file(&sb, path.buf, 1 << 20) < 0)
+		diag("cannot read %s", path.buf);
+	strbuf_release(&path);
+	return strbuf_detach(&sb, NULL);
+}
+
+/* Applies fixture name on base with libgit2 alone; the tree, or "". */
+static char *apply_fixture(struct apply_repo *r, const char *base,
+			   const char *name, struct apply_result *res)
+{
+	struct apply_opts o = { .no_fallback = 1 };
+	char *diff = diff_fixture(name);
+	char got[41] = "";
+	struct apply_patch p;
+
+	patch_init(&p, diff, "form\n");
+	if (!apply_series(r, base, &p, 1, &o, res) && res->status == APPLY_OK)
+		apply_tree_of(r, res->commits[0].oid, got);
+	else if (res->reason)
+		diag("%s: %s", name, res->reason);
+	free(diff);
+	return strdup(got);
+}
+
+/* Applies fixture name on base and checks the tree is want. */
+static void check_form(struct apply_repo *r, const char *base,
+		       const char *name, const char *want, const char *what)
+{
+	struct apply_result res;
+	char *got = apply_fixture(r, base, name, &res);
+
+	is_str(got, want, "%s: %s", name, what);
+	free(got);
+	apply_result_release(&res);
+}
+
+/*
+ * Issue 16: the forms of tests/fixtures/diff/make-fixtures.sh, applied to
+ * the base that script starts from, give the tree of the same change made
+ * by hand (its forms_edit); pure renames and copies too; wrong counts and
+ * binary changes without data fail naming their file.
+ */
+static void test_forms(void)
+{
+	static const char *const forms[] = {
+		"forms-no-prefix.diff", "forms-mnemonic.diff",
+		"forms-quilt.diff", "forms-quilt-p0.diff", "forms-diff-r.diff",
+	};
+	struct apply_repo *r = NULL;
+	struct apply_result res;
+	char *base, *want, *got, path[300];
+	size_t i;
+
+#define FG "git -C forms -c user.name=T -c user.email=t@example.org "
+	sh("git init -q -b master forms && cd forms && seq 1 40 > a.c && "
+	   "printf 'one\\ntwo\\nthree\\n' > b.txt && "
+	   "printf 'keep me\\n' > gone.txt && seq 100 160 > big.c && "
+	   "cd .. && " FG "add . && " FG "commit -qm base && cd forms && "
+	   "sed -i 's/^5$/five/; s/^30$/thirty/' a.c && "
+	   "sed -i 's/^150$/x/' big.c && rm b.txt && "
+	   "printf 'int new;\\n' > new.c && cd .. && " FG "add -A && "
+	   FG "commit -qm forms && " FG "checkout -q -b pure HEAD^ && "
+	   FG "mv big.c renamed.c && " FG "commit -qm rename && "
+	   "cp forms/a.c forms/copied.c && " FG "add . && "
+	   FG "commit -qm copy");
+	snprintf(path, sizeof(path), "%s/forms", dir);
+	if (!ok(!apply_repo_open(path, &r), "the forms repository"))
+		return;
+	base = out(FG "rev-parse master^");
+	want = out(FG "rev-parse master^{tree}");
+	for (i = 0; i < sizeof(forms) / sizeof(*forms); i++)
+		check_form(r, base, forms[i], want, "applies at its strip "
+			   "level: the tree of the change made by hand");
+	free(want);
+	free(base);
+	want = out(FG "rev-parse pure^{tree}");
+	base = out(FG "rev-parse pure^");
+	check_form(r, base, "copy-pure.diff", want, "a copy without hunks");
+	free(base);
+	free(want);
+	base = out(FG "rev-parse pure~2");
+	want = out(FG "rev-parse pure~1^{tree}");
+	check_form(r, base, "rename-pure.diff", want, "a rename without hunks");
+	check_form(r, base, "no-prefix-rename.diff", want,
+		   "a --no-prefix rename without hunks");
+	free(base);
+	base = out(FG "rev-parse master^");
+	got = apply_fixture(r, base, "hunk-count-short.diff", &res);
+	ok(res.status == APPLY_FAILED && res.failed_file && res.failed_hunk &&
+	   !strcmp(res.failed_file, "a.c") &&
+	   !strcmp(res.failed_hunk, "@@ -2,8 +2,8 @@") &&
+	   strstr(res.reason, "hunk line counts do not match"),
+	   "a hunk with wrong counts does not apply, naming file and hunk: "
+	   "%s %s: %s", res.failed_file ? res.failed_file : "-",
+	   res.failed_hunk ? res.failed_hunk : "-",
+	   res.reason ? res.reason : "-");
+	free(got);
+	apply_result_release(&res);
+	got = apply_fixture(r, base, "binary-differ.diff", &res);
+	ok(res.status == APPLY_FAILED && res.failed_file &&
+	   !strcmp(res.failed_file, "blob.bin") &&
+	   strstr(res.reason, "without its data"),
+	   "\"Binary files differ\" does not apply, and says why: %s",
+	   res.reason ? res.reason : "-");
+	free(got);
+	apply_result_release(&res);
+	free(base);
+	free(want);
+	apply_repo_free(r);
+#undef FG
+}
+
 int main(void)
 {
 	struct apply_repo *r = NULL;
@@ -633,6 +752,7 @@ int main(void)
 	test_kinds(r);
 	test_security(r);
 	apply_repo_free(r);
+	test_forms();
 	test_worktree();
 	test_import();
 	sh("cd / && rm -rf %s", dir);

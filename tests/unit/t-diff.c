@@ -414,8 +414,8 @@ static void test_errors(void)
 		diff_release(&d);
 	}
 	{
-		static const char noprefix[] =
-			"diff --git f f\n--- f\n+++ f\n@@ -1 +1 @@\n-a\n+b\n";
+		static const char unsplit[] =
+			"diff --git f g\n--- f\n+++ g\n@@ -1 +1 @@\n-a\n+b\n";
 		static const char mode[] =
 			"diff --git a/f b/f\nnew file mode 10x644\n";
 		static const char sim[] =
@@ -424,10 +424,11 @@ static void test_errors(void)
 		static const char nodata[] =
 			"diff --git a/f b/f\nGIT binary patch\n\n";
 
-		ok(!SCAN(noprefix, &d) && d.error == DIFF_ERR_GIT_LINE &&
+		ok(!SCAN(unsplit, &d) && d.error == DIFF_ERR_GIT_LINE &&
 		   d.nr_files == 1 && !d.files[0].git_new.p &&
-		   d.end == sizeof(noprefix) - 1,
-		   "diff --git without b/: an error, the file is still one");
+		   d.end == sizeof(unsplit) - 1,
+		   "diff --git names no rule splits: an error, the file is "
+		   "still one");
 		diff_release(&d);
 		ok(!SCAN(mode, &d) && d.error == DIFF_ERR_HEADER &&
 		   d.error_line == 2 && d.end == sizeof(mode) - 1,
@@ -491,6 +492,139 @@ static void test_structure(void)
 	}
 }
 
+/* The paths in the tree of the four files of a forms-* fixture. */
+static int forms_paths(const struct diff *d, int strip)
+{
+	const struct diff_file *f = d->files;
+	int good = d->nr_files == 4;
+
+	if (!good)
+		return ok(0, "four files (%zu)", d->nr_files);
+	good &= path_is(f[0].old_path, "a.c") && path_is(f[0].new_path, "a.c");
+	good &= f[1].deleted_file && path_is(f[1].old_path, "b.txt") &&
+		path_is(f[1].new_path, NULL);
+	good &= path_is(f[2].old_path, "big.c") &&
+		path_is(f[2].new_path, "big.c");
+	good &= f[3].new_file && path_is(f[3].old_path, NULL) &&
+		path_is(f[3].new_path, "new.c");
+	good &= f[0].strip == strip && f[1].strip == strip &&
+		f[2].strip == strip && f[3].strip == strip;
+	good &= f[0].nr_hunks == 2 && d->nr_hunks == 5;
+	return good;
+}
+
+/* What people send besides git's own form (issue 16). */
+static void test_forms(void)
+{
+	static const struct {
+		const char *name;
+		int git, strip;
+		const char *first;	/* what the diff's first line starts */
+	} forms[] = {
+		{ "diff/forms-no-prefix.diff", 1, 0, "diff --git a.c a.c" },
+		{ "diff/forms-mnemonic.diff", 1, 1, "diff --git c/a.c i/a.c" },
+		{ "diff/forms-quilt.diff", 0, 1, "Index: linux/a.c" },
+		{ "diff/forms-quilt-p0.diff", 0, 0, "Index: a.c" },
+		{ "diff/forms-diff-r.diff", 0, 1, "diff -urN linux.orig/a.c" },
+	};
+	struct strbuf sb = STRBUF_INIT;
+	struct diff d;
+	size_t i;
+
+	for (i = 0; i < sizeof(forms) / sizeof(*forms); i++) {
+		if (scan_whole(forms[i].name, &sb, &d)) {
+			ok(d.files[0].git == forms[i].git &&
+			   !strncmp(sb.buf, forms[i].first,
+				    strlen(forms[i].first)),
+			   "%s: every file, from its first line", forms[i].name);
+			ok(forms_paths(&d, forms[i].strip),
+			   "%s: paths in the tree at -p%d, creation and "
+			   "deletion", forms[i].name, forms[i].strip);
+		}
+		diff_release(&d);
+	}
+	if (scan_whole("diff/forms-quilt-p0.diff", &sb, &d))
+		ok(path_is(d.files[0].old, "a.c.orig") &&
+		   path_is(d.files[0].old_path, "a.c"),
+		   "quilt -p0: the .orig name is only a label");
+	diff_release(&d);
+	if (scan_whole("diff/rename-pure.diff", &sb, &d))
+		ok(d.nr_files == 1 && !d.nr_hunks && d.files[0].strip == 1 &&
+		   path_is(d.files[0].old_path, "big.c") &&
+		   path_is(d.files[0].new_path, "renamed.c") &&
+		   d.files[0].similarity == 100, "a rename without hunks");
+	diff_release(&d);
+	if (scan_whole("diff/no-prefix-rename.diff", &sb, &d))
+		ok(d.nr_files == 1 && d.files[0].strip == 0 &&
+		   path_is(d.files[0].git_old, "big.c") &&
+		   path_is(d.files[0].git_new, "renamed.c"),
+		   "a --no-prefix rename: its line split by the rename values");
+	diff_release(&d);
+	if (scan_whole("diff/copy-pure.diff", &sb, &d))
+		ok(d.nr_files == 1 && !d.nr_hunks &&
+		   path_is(d.files[0].old_path, "a.c") &&
+		   path_is(d.files[0].new_path, "copied.c"),
+		   "a copy without hunks");
+	diff_release(&d);
+	strbuf_release(&sb);
+}
+
+/* Wrong counts name their file and hunk and keep the files after. */
+static void test_hunk_counts(void)
+{
+	static const char *const names[] = {
+		"diff/hunk-count-short.diff", "diff/hunk-count-long.diff",
+	};
+	struct strbuf sb = STRBUF_INIT;
+	struct diff_path file, hunk;
+	struct diff d;
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		if (fixture(names[i], &sb) < 0 ||
+		    diff_scan(sb.buf, sb.len, &d) < 0) {
+			ok(0, "%s: a diff", names[i]);
+			continue;
+		}
+		diff_error_where(&d, sb.buf, &file, &hunk);
+		ok(d.error == DIFF_ERR_HUNK_COUNT && d.error_line == 5 &&
+		   d.error_file == 0 && d.error_hunk == 0 &&
+		   path_is(file, "a.c") &&
+		   path_is(hunk, i ? "@@ -2,6 +2,6 @@" : "@@ -2,8 +2,8 @@"),
+		   "%s: an error naming a.c and its first hunk", names[i]);
+		ok(d.nr_files == 2 && d.nr_hunks == 3 && d.end == sb.len &&
+		   path_is(d.files[1].old_path, "gone.txt"),
+		   "%s: the hunk and the file after it are still there",
+		   names[i]);
+		diff_release(&d);
+	}
+	{
+		static const char sig[] =
+			"--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\n-- \n2.39.5\n";
+		static const char blank[] =
+			"--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\n\n\n"
+			"--- a/g\n+++ b/g\n@@ -1 +1 @@\n-a\n+b\n\nthanks\n";
+		static const char cut[] =
+			"--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n-a\n+b\n"
+			"--- a/g\n+++ b/g\n@@ -1 +1 @@\n-a\n+b\n";
+
+		ok(!SCAN(sig, &d) && d.error == DIFF_OK &&
+		   d.end == (size_t)(strstr(sig, "-- \n") - sig),
+		   "a signature after the last hunk is no surplus of it");
+		diff_release(&d);
+		ok(!SCAN(blank, &d) && d.error == DIFF_OK && d.nr_files == 2 &&
+		   d.end == (size_t)(strstr(blank, "\nthanks") - blank),
+		   "blank lines between files are skipped, not an end");
+		diff_release(&d);
+		ok(!SCAN(cut, &d) && d.error == DIFF_ERR_HUNK_COUNT &&
+		   d.nr_files == 2 && d.hunks[0].end ==
+		   (size_t)(strstr(cut, "--- a/g") - cut),
+		   "a pair with its hunk header ends a hunk still counting");
+		diff_release(&d);
+	}
+	strbuf_release(&sb);
+}
+
 /* Scanning what the scanner cut gives the same diff (what series.c cuts
  * and apply.c scans again must agree). */
 static void test_rescan(void)
@@ -498,6 +632,8 @@ static void test_rescan(void)
 	static const char *const names[] = {
 		"diff/all-kinds.diff", "diff/format-patch.mbox",
 		"mail/v2-series.mbox", "mail/thread-v1-v2.mbox",
+		"diff/forms-quilt.diff", "diff/forms-diff-r.diff",
+		"diff/hunk-count-long.diff",
 	};
 	struct strbuf sb = STRBUF_INIT;
 	size_t i;
@@ -535,6 +671,8 @@ int main(void)
 	test_hunks();
 	test_errors();
 	test_structure();
+	test_forms();
+	test_hunk_counts();
 	test_rescan();
 	return done_testing();
 }

@@ -131,6 +131,12 @@ static void test_failures(struct pipeline_ctx *ctx)
 	is_str(q_state(ctx->db, id), "fetch-failed|fetch: no patch in the thread",
 	       "fetch-failed: no patch");
 
+	id = new_series(ctx->db, "shapes/request-pull.mbox", NULL);
+	is_int(run_fetch(ctx), PIPELINE_FAIL, "a pull request fails");
+	is_str(q_state(ctx->db, id), "fetch-failed|fetch: a pull request for "
+	       "https://git.example.org/ada/linux.git master: kregress tests "
+	       "patch series", "fetch-failed: a pull request, said plainly");
+
 	id = new_series(ctx->db, NULL, "http://10.1.2.3/lkml/x@y/");
 	is_int(run_fetch(ctx), PIPELINE_FAIL, "a URL with no allowlist fails");
 	is_str(q_state(ctx->db, id), "fetch-failed|fetch: http://10.1.2.3/lkml/"

@@ -96,6 +96,10 @@ static void test_subjects(void)
 		{ "[GIT PULL] mm", 0, 0, 1, 1, 1, 0, 0, "GIT PULL", "mm" },
 		{ "[PATCH V5 00/10] big", 0, 1, 5, 0, 10, 0, 0, NULL, "big" },
 		{ "[PATCH-v2] dash", 0, 1, 2, 1, 1, 0, 0, NULL, "dash" },
+		{ "[PATCH 2 of 5] hg", 0, 1, 1, 2, 5, 0, 0, NULL, "hg" },
+		{ "[Patch v2 1/2]: colon", 0, 1, 2, 1, 2, 0, 0, NULL,
+		  "colon" },
+		{ "[PATCH] 3 of us", 0, 1, 1, 1, 1, 0, 0, NULL, "3 of us" },
 		{ "", 0, 0, 1, 1, 1, 0, 0, NULL, "" },
 		{ "[unterminated", 0, 0, 1, 1, 1, 0, 0, NULL,
 		  "[unterminated" },
@@ -445,6 +449,170 @@ static void test_diff_ends(void)
 	series_free(s);
 }
 
+/* The shapes of issue 16 (tests/fixtures/mail/make-shapes.sh). */
+static void test_shapes(void)
+{
+	struct strbuf msg = STRBUF_INIT;
+	struct series *s;
+	size_t i;
+
+	s = parse_file("shapes/cover-version.mbox");
+	ok(s && s->version == 3 && s->status == SERIES_COMPLETE &&
+	   s->nr_patches == 3 && !s->older,
+	   "[PATCH i/3] answering a [PATCH v3 0/3] cover: all of v3");
+	series_free(s);
+
+	s = parse_file("shapes/fixup-reply.mbox");
+	ok(s && s->status == SERIES_COMPLETE && s->nr_patches == 2 &&
+	   !strcmp(s->patches[1]->message_id, "fx-2@example.org"),
+	   "an unnumbered [PATCH] with a diff answering 2/2 does not "
+	   "replace it");
+	ok(s && has_problem(s, "a comment or fix-up, not a patch"),
+	   "and is named a comment or fix-up");
+	ok(s && s->nr_patches == 2 &&
+	   !has_trailer(s->patches[1], "Signed-off-by",
+			"Fix Er <fixer@example.org>"),
+	   "its own sign-off is no trailer of 2/2");
+	series_free(s);
+
+	s = parse_file("shapes/late-addition.mbox");
+	ok(s && s->status == SERIES_COMPLETE && s->total == 2 &&
+	   s->nr_patches == 3 && s->patches[2]->index == 3 &&
+	   s->patches[1]->index == 2,
+	   "a late [PATCH 3/2] is kept, in order");
+	ok(s && has_problem(s, "is patch 3/2, beyond the 2 announced; kept"),
+	   "and said so");
+	series_free(s);
+
+	s = parse_file("shapes/of-numbering.mbox");
+	ok(s && s->status == SERIES_COMPLETE && s->nr_patches == 3 &&
+	   s->cover && s->patches[2]->index == 3 && !s->nr_problems,
+	   "[PATCH 2 of 3] subjects: a complete series, none dropped");
+	if (s && s->nr_patches == 3)
+		is_str(s->patches[0]->title, "mm/mremap: include what it uses",
+		       "\"N of M\" out of the title");
+	series_free(s);
+
+	s = parse_file("shapes/colon-subject.mbox");
+	ok(s && s->nr_patches == 1, "[Patch 1/1]: parses");
+	if (s && s->nr_patches == 1) {
+		is_str(s->patches[0]->title, "mm/mremap: include what it uses",
+		       "the ':' after the prefix is dropped, as git am does");
+		series_patch_commit_message(s->patches[0], 1, &msg);
+		ok(!strncmp(msg.buf, "mm/mremap: include", 18),
+		   "and from the commit message");
+	}
+	series_free(s);
+
+	s = parse_file("shapes/duplicate-date.mbox");
+	ok(s && s->nr_patches == 1 &&
+	   !strcmp(s->patches[0]->message_id, "dup-new@example.org"),
+	   "of two copies, the newer by Date is kept, not the later sent");
+	ok(s && has_problem(s, "kept <dup-new@example.org>, the newer by Date"),
+	   "and the choice is said");
+	series_free(s);
+
+	for (i = 0; i < 2; i++) {
+		struct strbuf why = STRBUF_INIT;
+
+		s = parse_file(i ? "shapes/request-pull-p.mbox" :
+			       "shapes/request-pull.mbox");
+		if (s)
+			series_status_reason(s, &why);
+		ok(s && s->status == SERIES_PULL_REQUEST && !s->nr_patches &&
+		   !strcmp(why.buf, "a pull request for https://git.example."
+			   "org/ada/linux.git master: kregress tests patch "
+			   "series"), "git request-pull%s: a pull request, "
+		   "said plainly (%s)", i ? " -p, diff included" : "",
+		   why.buf);
+		strbuf_release(&why);
+		series_free(s);
+	}
+
+	s = parse_file("discussion.mbox");
+	strbuf_reset(&msg);
+	if (s)
+		series_status_reason(s, &msg);
+	is_str(msg.buf, "no patch in the thread",
+	       "a thread without a patch has its reason too");
+	series_free(s);
+	strbuf_release(&msg);
+}
+
+/* Diffs as people send them, at the mail level. */
+static void test_mail_forms(void)
+{
+	struct series *s;
+
+	s = parse_file("shapes/quilt-series.mbox");
+	ok(s && s->status == SERIES_COMPLETE && s->nr_patches == 2 &&
+	   s->patches[0]->nr_files == 2 && s->patches[1]->nr_files == 2 &&
+	   !s->nr_problems,
+	   "a quilt series: every file of each patch, not only the first");
+	if (s && s->nr_patches == 2 && s->patches[1]->nr_files == 2) {
+		is_str(s->patches[0]->files[1], "mm/page_io.c",
+		       "its second file, by its path in the tree");
+		is_str(s->patches[1]->files[1], "mm/new.c", "a new file");
+		ok(!strncmp(s->patches[0]->diff, "Index: linux/mm/mremap.c",
+			    24), "the diff from its first Index: line");
+	}
+	series_free(s);
+
+	s = parse_file("shapes/no-prefix.mbox");
+	ok(s && s->nr_patches == 1 && s->patches[0]->nr_files == 2 &&
+	   !strcmp(s->patches[0]->files[0], "mm/mremap.c") &&
+	   !s->nr_problems, "--no-prefix: each file named once, by its path");
+	series_free(s);
+
+	s = parse_file("shapes/bad-count.mbox");
+	ok(s && s->nr_patches == 1 && s->patches[0]->nr_files == 2,
+	   "a hunk with wrong counts keeps the file after it");
+	ok(s && has_problem(s, "hunk line counts do not match its lines at "
+			    "line 5 of its diff (in mm/mremap.c, hunk @@ "
+			    "-9,8 +9,9 @@)"), "and is a problem naming the "
+	   "file and hunk");
+	series_free(s);
+
+	s = parse_file("shapes/binary-mode.mbox");
+	ok(s && s->nr_patches == 1 && s->patches[0]->nr_files == 2 &&
+	   !s->nr_problems, "a binary file and a mode change: both files");
+	if (s && s->nr_patches == 1)
+		ok(!strstr(s->patches[0]->diff, "-- \n2.") &&
+		   strstr(s->patches[0]->diff, "GIT binary patch") &&
+		   strstr(s->patches[0]->diff, "new mode 100755"),
+		   "the binary data and the mode change, not the signature");
+	series_free(s);
+}
+
+/* Versions in one thread: what an unchanged patch keeps. */
+static void test_carried_trailers(void)
+{
+	struct series *s = parse_file("shapes/version-thread.mbox");
+	struct strbuf msg = STRBUF_INIT;
+
+	ok(s && s->version == 2 && s->nr_patches == 2 && s->older &&
+	   s->older->version == 1, "v1 and v2 in one thread");
+	if (s && s->nr_patches == 2) {
+		const struct series_patch *p = s->patches[0];
+
+		ok(has_trailer(p, "Reviewed-by", "Rev Iewer <rev@example.org>") &&
+		   p->nr_trailers == 1 && p->trailers[0].from_version == 1,
+		   "v2 1/2, unchanged, keeps v1 1/2's review, from v1");
+		ok(!strcmp(p->fingerprint, s->older->patches[0]->fingerprint) &&
+		   strcmp(s->patches[1]->fingerprint,
+			  s->older->patches[1]->fingerprint),
+		   "the fingerprints say which patch changed");
+		ok(!has_trailer(s->patches[1], "Reviewed-by",
+				"Oth Er <other@example.org>"),
+		   "v2 2/2, changed, does not keep v1 2/2's");
+		series_patch_commit_message(p, 1, &msg);
+		ok(strstr(msg.buf, "\nReviewed-by: Rev Iewer <rev@example.org>\n")
+		   != NULL, "the carried review is in the commit message");
+	}
+	series_free(s);
+	strbuf_release(&msg);
+}
+
 /* A reply chain thousands deep: linear work, no recursion. */
 static void test_deep_chain(void)
 {
@@ -496,6 +664,9 @@ int main(void)
 	test_crafted();
 	test_nul_in_diff();
 	test_diff_ends();
+	test_shapes();
+	test_mail_forms();
+	test_carried_trailers();
 	test_deep_chain();
 	return done_testing();
 }
