@@ -166,7 +166,7 @@ def change(c):
 
 
 def table(res, arches):
-    print("%-7s %-34s %-6s %9s %9s %7s %8s %-15s %-15s" % (
+    print("%-7s %-34s %-6s %9s %9s %7s %8s %-14s %s" % (
         "ARCH", "METRIC", "CLOCK", "CV", "FA SIM", "FA REAL", "THRESH",
         "+2%: N DEC FND", "+10%: N DEC FND"))
     for arch in arches:
@@ -183,7 +183,7 @@ def table(res, arches):
                 if not x:
                     continue
                 x = x[0]
-                print("%-7s %-34s %-6s %9s %9s %7s %8s %-15s %-15s" % (
+                print("%-7s %-34s %-6s %9s %9s %7s %8s %-14s %s" % (
                     arch, name, clock[:6], pct(100 * x["cv"] if
                                                x["cv"] is not None
                                                else None),
@@ -200,10 +200,10 @@ def table(res, arches):
 
 def summary(res, arches):
     print()
-    print("%-7s %-12s %6s %8s %11s %12s %13s %11s %11s %15s %15s" % (
+    print("%-7s %-12s %6s %8s %11s %12s %13s %10s %10s %-17s %-17s" % (
         "ARCH", "CLOCK", "BOOTS", "BOOT S", "MEDIAN CV*", "FA SIM*",
-        "FA REAL*", "A/A STOP*", "REAL STOP*", "+2% N* (DEC)",
-        "+10% N* (DEC)"))
+        "FA REAL*", "A/A STOP*", "REAL STOP*", "+2%: N* DEC FND",
+        "+10%: N* DEC FND"))
     for arch in arches:
         for clock in CLOCKS:
             d = res.get((arch, clock))
@@ -220,10 +220,12 @@ def summary(res, arches):
                       if m["changes"][k]["n_median"] is not None]
                 dec = statistics.fmean(m["changes"][k]["decided"]
                                        for m in prim)
-                col.append("%s (%3.0f%%)" % (
+                fnd = statistics.fmean(m["changes"][k]["detected"]
+                                       for m in prim)
+                col.append("%-3s %3.0f%% %3.0f%%" % (
                     "%.3g" % statistics.median(ns) if ns else "-",
-                    100 * dec))
-            print("%-7s %-12s %6d %8.1f %11s %12s %13s %11s %11s %15s %15s"
+                    100 * dec, 100 * fnd))
+            print("%-7s %-12s %6d %8.1f %11s %12s %13s %10s %10s %-17s %-17s"
                   % (arch, clock, len(d["per_boot"]),
                      (d["boot_ms"] or 0) / 1000,
                      pct(100 * statistics.median(cvs)) if cvs else "-",
@@ -238,9 +240,10 @@ def summary(res, arches):
           "comparisons per metric\nare those the boots allowed, one after "
           "the other, each stopping where the runner\nwould have; A/A STOP,"
           " REAL STOP: boots per side at the stop of resampled and real\n"
-          "A/A runs; +X% N (DEC): median boots per side to the first "
-          "decisive look with a\nchange of X%, and the share of runs "
-          "decisive by the budget")
+          "A/A runs; +X%: N DEC FND: median boots per side to the first "
+          "decisive look\nwith a change of X%, the share of runs "
+          "decisive by the budget, and of runs whose\ndecision found the "
+          "change (a no-change is decisive, but a miss)")
 
 
 def main():
