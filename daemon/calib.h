@@ -138,7 +138,7 @@ int calib_false_alarm(enum stats_verdict v);
  * threshold[m] (out[m].threshold of calib_compute()).
  */
 struct calib_shift {
-	double decided;		/* runs where the metric became decisive */
+	double decided;		/* runs where it became decisive */
 	double detected;	/* ... whose final verdict found the change */
 	double n_median;	/* boots per side at its first decisive look,
 				 * over the runs where it became decisive;
@@ -153,7 +153,7 @@ int calib_shift(const struct calib_data *d, const struct calib_design *o,
 struct calib_entry {
 	char *key;		/* sample_key() */
 	long long calibration_id;
-	double floor;		/* max(resolve, alarm), fraction; 0 = none */
+	double floor;		/* max(resolve, alarm); 0 = none */
 	double cv;		/* the noise reference */
 	size_t n;		/* its boots */
 	int failed;		/* false alarms above the target */

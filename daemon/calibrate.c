@@ -157,7 +157,8 @@ int calibrate_run(const struct calibrate_spec *s, struct calibrate_outcome *o,
 	spec.opaque = &cs;
 	spec.stop = s->stop;
 	if (runner_run(&spec, s->host, 1, &rep)) {
-		strbuf_addstr(reason, "the boots could not start (see the log)");
+		strbuf_addstr(reason, "the boots could not start (see the "
+			      "log)");
 		return -1;
 	}
 	o->end = rep.end;

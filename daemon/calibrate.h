@@ -56,7 +56,7 @@ struct calibrate_outcome {
 	double boot_ms;			/* median wall time of a boot */
 	enum runner_end end;
 	unsigned int boots, failed_boots;
-	int db_failed;			/* a boot row could not be written */
+	int db_failed;			/* a boot row was not written */
 };
 
 void calibrate_outcome_init(struct calibrate_outcome *o);

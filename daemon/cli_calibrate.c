@@ -598,7 +598,8 @@ static int boot(const struct opts *o, const struct config *cfg)
 	struct db *db = NULL;
 	enum config_arch carch;
 	enum vm_accel accel = VM_ACCEL_TCG;
-	char *kernel = NULL, *initrd = NULL, tmp[] = "/tmp/kregress-calib-XXXXXX";
+	char *kernel = NULL, *initrd = NULL;
+	char tmp[] = "/tmp/kregress-calib-XXXXXX";
 	int ret = CLI_FAILED;
 
 	memset(&spec, 0, sizeof(spec));

@@ -60,7 +60,7 @@ int db_calib_interrupt(struct db *db, const char *arch, int *n);
 
 /* What the scheduler needs to know of one (host, arch, accel, clock, plan). */
 struct db_calib_state {
-	int host_known;		/* the host has a done calibration at all */
+	int host_known;		/* the host has any done calibration */
 	int plan_known;		/* ... with this accel, clock and plan */
 	long long build_id;	/* the newest such: the base it booted */
 	long long finished_at;

@@ -18,8 +18,8 @@
 /* Deterministic standard normal draws (Box-Muller on splitmix64). */
 static double normal(struct schedule_rng *r)
 {
-	double u = ((double)(schedule_rng_next(r) >> 11) + 0.5) / 9007199254740992.0;
-	double v = ((double)(schedule_rng_next(r) >> 11) + 0.5) / 9007199254740992.0;
+	double u = ((double)(schedule_rng_next(r) >> 11) + 0.5) / 0x1p53;
+	double v = ((double)(schedule_rng_next(r) >> 11) + 0.5) / 0x1p53;
 
 	return sqrt(-2 * log(u)) * cos(2 * M_PI * v);
 }
