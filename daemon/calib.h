@@ -139,7 +139,7 @@ int calib_false_alarm(enum stats_verdict v);
  */
 struct calib_shift {
 	double decided;		/* runs where it became decisive */
-	double detected;	/* ... whose final verdict found the change */
+	double detected;	/* ... where that verdict found the change */
 	double n_median;	/* boots per side at its first decisive look,
 				 * over the runs where it became decisive;
 				 * NAN if none did */
