@@ -71,6 +71,7 @@ def config(tmp, port, budget, a):
     c["api"]["tokens"][0]["value"] = "bench-token-0123456789abcdef"
     c["trees"][0]["path"] = TREE
     c["lists"] = []
+    c["trees"][0]["lists"] = []
     c["mail"]["outbox_dir"] = os.path.join(tmp, "state", "outbox")
     for arch in c["plans"].values():
         for accel in arch:
