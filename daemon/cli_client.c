@@ -351,9 +351,10 @@ static void print_jobs(json_t *s, FILE *f)
 	size_t i;
 
 	json_array_foreach(jobs, i, j) {
-		fprintf(f, "    job %lld %-8s %-8s attempt %lld/%lld",
-			num(j, "id"), str(j, "kind"), str(j, "state"),
-			num(j, "attempts"), num(j, "max_attempts"));
+		fprintf(f, "    job %lld %-8s %-7s %-8s attempt %lld/%lld",
+			num(j, "id"), str(j, "kind"), str(j, "arch"),
+			str(j, "state"), num(j, "attempts"),
+			num(j, "max_attempts"));
 		if (*str(j, "last_error"))
 			fprintf(f, "  last error: %s", str(j, "last_error"));
 		fputc('\n', f);
@@ -580,8 +581,9 @@ static void watch_block(json_t *s, struct strbuf *out)
 	json_array_foreach(jobs, i, j) {
 		if (!strcmp(str(j, "state"), "done"))
 			continue;
-		strbuf_addf(out, "  %s: %s, attempt %lld/%lld", str(j, "kind"),
-			    str(j, "state"), num(j, "attempts"),
+		strbuf_addf(out, "  %s%s%s: %s, attempt %lld/%lld",
+			    str(j, "kind"), *str(j, "arch") ? " " : "",
+			    str(j, "arch"), str(j, "state"), num(j, "attempts"),
 			    num(j, "max_attempts"));
 		if (*str(j, "last_error"))
 			strbuf_addf(out, ", last error: %s",

@@ -15,6 +15,7 @@
 #include "log.h"
 #include "plan.h"
 #include "probe.h"
+#include "sha256.h"
 
 /* The probe's plan: one short real workload, so a probe that passes
  * proves that the guest side works too. */
@@ -29,9 +30,29 @@ static int sync_host(struct db *db, const struct config_host *ch,
 				config_accel_str(ch->accel), ch->capacity, h);
 }
 
+/*
+ * A daemon names its domains "kregress-<8 hex of its database path>-...",
+ * so its start-up reaper destroys only what an earlier daemon of the same
+ * database left: another daemon on the same libvirt (a test's, a second
+ * service) keeps its guests.
+ */
+static void own_prefix(const struct config *cfg)
+{
+	struct sha256 h;
+	char hex[SHA256_HEX_LEN + 1], prefix[32];
+
+	sha256_init(&h);
+	sha256_update(&h, cfg->database, strlen(cfg->database));
+	sha256_final_hex(&h, hex);
+	snprintf(prefix, sizeof(prefix), "kregress-%.8s-", hex);
+	vm_set_name_prefix(prefix);
+}
+
 int hosts_startup(struct db *db, const struct config *cfg)
 {
 	size_t i, j;
+
+	own_prefix(cfg);
 
 	for (i = 0; i < cfg->n_hosts; i++) {
 		struct db_run_host h;

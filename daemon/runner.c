@@ -409,6 +409,7 @@ static int boot_once(struct run *r, int hi, const struct slot *sl,
 
 	pthread_mutex_lock(&runner_lock);
 	/* Only what libvirt/the hypervisor did counts against the host. */
+	b.host_failure = schedule_is_host_failure(vr.status);
 	schedule_done(&h->sched, vr.status);
 	place_give_locked(h->sched.uri, h->sched.arch);
 	if (!reason[0] && !text.len) {

@@ -57,6 +57,8 @@ struct runner_boot {
 	const char *console_log;
 	const struct vm_result *vm;
 	int complete;		/* result protocol complete: samples count */
+	int host_failure;	/* libvirt or the hypervisor failed (the
+				 * guest never really ran), not the kernel */
 	const char *reason;	/* why not, "" if it did */
 	size_t nsamples;	/* per-boot metric values added */
 	/* Every sample record of a complete boot, iterations included

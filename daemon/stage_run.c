@@ -30,6 +30,7 @@ struct run_state {
 	const struct db_run_images *im;
 	const struct hosts_set *hosts;
 	size_t ok[2];			/* complete boots per side */
+	size_t kernel_failed[2];	/* failures of the guest, not the host */
 	struct strbuf last_failure[2];	/* why the last failed boot failed */
 	struct calib_table calib;	/* the hosts' calibrations */
 	int db_failed;
@@ -73,6 +74,7 @@ static void on_boot(void *opaque, const struct runner_boot *b)
 	if (b->complete) {
 		st->ok[b->side]++;
 	} else {
+		st->kernel_failed[b->side] += !b->host_failure;
 		strbuf_reset(&st->last_failure[b->side]);
 		strbuf_addstr(&st->last_failure[b->side], b->reason);
 	}
@@ -140,13 +142,25 @@ out:
 	return ret;
 }
 
-/* Why a run that produced no complete boot on some side failed. */
+/*
+ * Why a run that produced no complete boot on some side failed: the
+ * kernel's result when one of its boots ran and failed, else the host's
+ * trouble (every guest failed to start), which is worth another try.
+ */
 static enum pipeline_result no_samples(const struct run_state *st,
 				       const char *arch,
 				       struct pipeline_outcome *out)
 {
 	int side = st->ok[SCHEDULE_BASE] ? SCHEDULE_PATCHED : SCHEDULE_BASE;
 
+	if (!st->kernel_failed[side]) {
+		strbuf_addf(&out->reason, "%s: the host could not start the "
+			    "%s kernel's guests: %s", arch,
+			    side == SCHEDULE_BASE ? "base" : "patched",
+			    st->last_failure[side].len ?
+			    st->last_failure[side].buf : "no boot finished");
+		return PIPELINE_RETRY;
+	}
 	strbuf_addf(&out->reason, "%s: the %s kernel did not boot to a "
 		    "complete result: %s", arch,
 		    side == SCHEDULE_BASE ? "base" : "patched",

@@ -140,13 +140,30 @@ int vm_accel_parse(const char *s, enum vm_accel *out)
 	return 0;
 }
 
+static int prefix_valid(const char *p)
+{
+	return p && !strncmp(p, VM_PREFIX, strlen(VM_PREFIX)) &&
+	       strlen(p) < 40;
+}
+
+static char own_prefix[40];
+
+void vm_set_name_prefix(const char *prefix)
+{
+	if (!prefix_valid(prefix)) {
+		log_warn("vm", "'%s' is not a domain name prefix", prefix);
+		return;
+	}
+	snprintf(own_prefix, sizeof(own_prefix), "%s", prefix);
+}
+
 const char *vm_name_prefix(void)
 {
 	const char *p = getenv("KREGRESS_VM_PREFIX");
 
-	if (p && !strncmp(p, VM_PREFIX, strlen(VM_PREFIX)) && strlen(p) < 40)
+	if (prefix_valid(p))
 		return p;
-	return VM_PREFIX;
+	return own_prefix[0] ? own_prefix : VM_PREFIX;
 }
 
 static const char *virt_error(void)

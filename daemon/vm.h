@@ -49,11 +49,19 @@ int vm_accel_parse(const char *s, enum vm_accel *out);
 
 /*
  * Every kregress domain is named "<prefix><random hex>".  The prefix is
- * "kregress-" unless $KREGRESS_VM_PREFIX names a longer one that starts
- * with "kregress-" (tests use it to stay out of each other's way, since
- * several test runs may share one libvirtd).
+ * $KREGRESS_VM_PREFIX when it names a longer one that starts with
+ * "kregress-" (tests use it to stay out of each other's way, since
+ * several test runs may share one libvirtd), else the one set with
+ * vm_set_name_prefix() (a daemon's own), else "kregress-".
  */
 const char *vm_name_prefix(void);
+
+/*
+ * Sets the process's prefix (copied; it must start with "kregress-" and
+ * be shorter than 40 bytes, else it is ignored with a warning).  Call it
+ * before any boot, from one thread.
+ */
+void vm_set_name_prefix(const char *prefix);
 
 struct vm_host;
 

@@ -19,7 +19,7 @@ change that should change nothing).
 --cache DIR is the build cache (KREGRESS_CACHE): an empty directory gives
 a cold run (no base build, no ccache), the same directory again a warm one.
 --clock real boots the TCG plans with `clock real` instead of the shipped
-instruction time.  --calibrated first takes the series through once, waits
+instruction time.  --calibrated first takes the first series through once, waits
 until the idle daemon has calibrated every host (calibration.idle_s 0) and
 then times a second submission of it: warm in builds and calibration.
 Needs root, libvirtd, the imported tree (make check's slow tests make it).
@@ -30,7 +30,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -45,14 +44,6 @@ FINAL = ("done", "fetch-failed", "incomplete", "does-not-apply",
          "build-failed", "boot-failed", "failed")
 
 
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
 def plain_tcg(tmp, path):
     """The plan at path with `clock real` for `clock instructions`."""
     text = open(path).read()
@@ -62,16 +53,15 @@ def plain_tcg(tmp, path):
     return out
 
 
-def config(tmp, port, budget, a):
+def config(tmp, budget, a):
     with open(os.path.join(SRC, "config.example.json")) as f:
         c = json.load(f)
     c["state_dir"] = os.path.join(tmp, "state")
     c["database"] = os.path.join(tmp, "state", "kregress.db")
-    c["api"]["listen"] = "127.0.0.1:%d" % port
+    c["api"]["listen"] = "127.0.0.1:0"
     c["api"]["tokens"][0]["value"] = "bench-token-0123456789abcdef"
     c["trees"][0]["path"] = TREE
-    c["lists"] = []
-    c["trees"][0]["lists"] = []
+    c["lists"][0]["feed_url"] = "http://127.0.0.1:9/new.atom"  # nothing to poll
     c["mail"]["outbox_dir"] = os.path.join(tmp, "state", "outbox")
     for arch in c["plans"].values():
         for accel in arch:
@@ -108,16 +98,17 @@ def main():
         return 0
     tmp = tempfile.mkdtemp(prefix="submit-to-verdict.")
     os.chmod(tmp, 0o755)
-    port = free_port()
-    cfg = config(tmp, port, a.budget, a)
+    cfg = config(tmp, a.budget, a)
     env = dict(os.environ, KREGRESS_CACHE=a.cache,
                KREGRESS_CONFIG_DIR=os.path.join(SRC, "builders/configs"),
                KREGRESS_VM_PREFIX="kregress-bench%d-" % os.getpid(),
                KREGRESS_TOKEN="bench-token-0123456789abcdef")
-    log = open(os.path.join(tmp, "daemon.log"), "w")
+    log_path = os.path.join(tmp, "daemon.log")
+    log = open(log_path, "w")
     d = subprocess.Popen([os.path.join(BUILD, "kregressd"), "-c", cfg],
                          cwd=SRC, env=env, stderr=log)
     try:
+        port = ready_port(log_path, d)
         return watch(a, tmp, port, env, d)
     finally:
         d.send_signal(signal.SIGTERM)
@@ -126,11 +117,26 @@ def main():
             shutil.rmtree(tmp, ignore_errors=True)
 
 
+def ready_port(log_path, d):
+    """The API port from the daemon's ready line (it binds port 0)."""
+    for _ in range(600):
+        with open(log_path) as f:
+            for line in f:
+                if line.startswith("kregressd: ready:") and "API port" in line:
+                    return int(line.split("API port ")[1].split(",")[0])
+        if d.poll() is not None:
+            break
+        time.sleep(0.1)
+    sys.exit("submit-to-verdict: kregressd did not get ready; see " + log_path)
+
+
 def submit(path, port, env):
     out = subprocess.run(
         [os.path.join(BUILD, "kregress"), "submit", "--server",
          "http://127.0.0.1:%d" % port, path],
         env=env, capture_output=True, text=True)
+    if out.returncode:
+        sys.exit("submit-to-verdict: submit failed: " + out.stderr)
     return int(out.stdout.split()[2])
 
 
@@ -166,11 +172,6 @@ def warm_up(a, db, port, env):
 
 def watch(a, tmp, port, env, d):
     db_path = os.path.join(tmp, "state", "kregress.db")
-    for _ in range(200):
-        if os.path.exists(db_path):
-            break
-        time.sleep(0.1)
-    time.sleep(1)
     db = sqlite3.connect(db_path, timeout=10)
     if a.calibrated:
         warm_up(a, db, port, env)

@@ -35,9 +35,21 @@ int main(void)
 	ok(!vm_name_matches("kregress-3f9c0a12bc4e", "kregress-t123-"),
 	   "nor the plain prefix's");
 
+	/* a daemon's own prefix (hosts.c derives it from its database) */
+	vm_set_name_prefix("kregress-0a1b2c3d-");
+	is_str(vm_name_prefix(), "kregress-0a1b2c3d-", "a daemon's prefix");
+	ok(vm_name_matches("kregress-0a1b2c3d-3f9c0a12bc4e", NULL),
+	   "its names are its own");
+	ok(!vm_name_matches("kregress-99999999-3f9c0a12bc4e", NULL) &&
+	   !vm_name_matches("kregress-3f9c0a12bc4e", NULL),
+	   "another daemon's and the CLI's are not");
+	vm_set_name_prefix("other-");
+	is_str(vm_name_prefix(), "kregress-0a1b2c3d-",
+	       "a prefix without kregress- is ignored");
+
 	setenv("KREGRESS_VM_PREFIX", "kregress-t9-", 1);
 	ok(vm_name_matches("kregress-t9-x", NULL),
-	   "NULL means $KREGRESS_VM_PREFIX");
+	   "NULL means $KREGRESS_VM_PREFIX, which wins over the daemon's");
 	ok(!vm_name_matches("kregress-3f9c0a12bc4e", NULL),
 	   "then the plain names are not ours");
 	return done_testing();
