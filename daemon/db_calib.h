@@ -1,5 +1,5 @@
 /*
- * db_calib.h - the SQL of A/A calibrations (schema/0010_calibration.sql):
+ * db_calib.h - the SQL of A/A calibrations (schema/0011_calibration.sql):
  * their rows and per-metric figures, what the scheduler asks (is one due,
  * is the daemon idle, which base to boot), which calibrations a run used,
  * and what the API serves of them.

@@ -1,4 +1,4 @@
--- 0010_calibration.sql - A/A calibration per host (daemon/calibrate.c):
+-- 0011_calibration.sql - A/A calibration per host (daemon/calibrate.c):
 -- the base booted against itself in the runs' ABBA design, and what its
 -- per-boot values say about the host's noise, per (host, arch, accel,
 -- plan, clock) and metric.
