@@ -96,6 +96,7 @@ DEBIAN_PACKAGES += systemd		# t-systemd.sh: systemd-analyze etc.
 DEBIAN_PACKAGES += clang		# make check-fuzz (libFuzzer)
 DEBIAN_PACKAGES += wrk			# tests/bench/api-load.c
 DEBIAN_PACKAGES += python3-scipy python3-numpy	# stats/make-golden.py
+DEBIAN_PACKAGES += python3-aiosmtpd	# t-report.sh: a real SMTP server
 DEBIAN_PACKAGES += chromium		# t-dashboard-browser.sh (playwright-core)
 DEBIAN_PACKAGES += quilt		# tests/fixtures/diff/make-fixtures.sh
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "allowlist.h"
 #include "log.h"
 #include "net.h"
@@ -69,9 +70,7 @@ int allowlist_check(const char *const *allow, const char *url,
 		goto out;
 	}
 	if (normalised) {
-		*normalised = strdup(u.url);
-		if (!*normalised)
-			die("allowlist", "out of memory");
+		*normalised = xstrdup(u.url);
 	}
 out:
 	net_url_release(&u);

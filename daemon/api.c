@@ -18,12 +18,14 @@
 
 #include <jansson.h>
 
+#include "alloc.h"
 #include "allowlist.h"
 #include "api.h"
 #include "api_args.h"
 #include "api_web.h"
 #include "config.h"
 #include "db.h"
+#include "db_report.h"
 #include "db_series.h"
 #include "http.h"
 #include "jobq.h"
@@ -363,6 +365,46 @@ static void series_samples(struct http_request *req, void *arg)
 		(json_int_t)limit));
 }
 
+/* A moderator releases a held report: it is sent by the report stage. */
+static void release_notification(struct http_request *req, void *arg)
+{
+	struct api *api = arg;
+	const char *param = http_param(req, 0);
+	long long id, series = 0;
+	char *status = NULL;
+	struct db *db;
+	int allowed, rc;
+
+	pthread_rwlock_rdlock(&api->lock);
+	allowed = authorized(req, api->access);
+	pthread_rwlock_unlock(&api->lock);
+	if (!allowed)
+		return;
+	if (api_parse_ll(param, 1, INT64_MAX, &id)) {
+		http_reply_error(req, 404, "not-found",
+				 "no notification \"%s\"", param);
+		return;
+	}
+	db = http_db(req);
+	if (!db)
+		return;
+	rc = db_report_release_held(db, id, &series, &status);
+	if (rc == DB_REPORT_RELEASED)
+		http_reply_json(req, 200, json_pack("{s:I,s:I,s:s}", "id",
+			(json_int_t)id, "series", (json_int_t)series,
+			"status", "pending"));
+	else if (rc == DB_REPORT_NOT_FOUND)
+		http_reply_error(req, 404, "not-found", "no notification %lld",
+				 id);
+	else if (rc == DB_REPORT_NOT_HELD)
+		http_reply_error(req, 409, "not-held", "notification %lld is "
+				 "%s, not held for moderation", id, status);
+	else
+		http_reply_error(req, 500, "database",
+				 "the notification could not be released");
+	free(status);
+}
+
 static void health(struct http_request *req, void *arg)
 {
 	struct jobq_counts c;
@@ -424,15 +466,10 @@ static void metrics(struct http_request *req, void *arg)
 
 static char **strings_dup(const char *const *v, size_t n)
 {
-	char **copy = calloc(n + 1, sizeof(*copy));
+	char **copy = xcalloc(n + 1, sizeof(*copy));
 	size_t i;
-
-	if (!copy)
-		die("api", "out of memory");
 	for (i = 0; i < n; i++) {
-		copy[i] = strdup(v[i]);
-		if (!copy[i])
-			die("api", "out of memory");
+		copy[i] = xstrdup(v[i]);
 	}
 	return copy;
 }
@@ -448,10 +485,7 @@ static void strings_free(char **v, size_t n)
 
 static struct api_access *access_new(const struct api_opts *opts)
 {
-	struct api_access *a = calloc(1, sizeof(*a));
-
-	if (!a)
-		die("api", "out of memory");
+	struct api_access *a = xcalloc(1, sizeof(*a));
 	a->tokens = strings_dup(opts->tokens, opts->n_tokens);
 	a->n_tokens = opts->n_tokens;
 	if (opts->url_allowlist) {
@@ -486,9 +520,7 @@ int api_start_opts(const struct api_opts *opts, struct api **out)
 	};
 	struct api *api;
 
-	api = calloc(1, sizeof(*api));
-	if (!api)
-		die("api", "out of memory");
+	api = xcalloc(1, sizeof(*api));
 	pthread_rwlock_init(&api->lock, NULL);
 	api->access = access_new(opts);
 	api->dash = api_web_new(opts->state_dir, opts->stats);
@@ -509,6 +541,9 @@ int api_start_opts(const struct api_opts *opts, struct api **out)
 			   get_series, api) ||
 	    http_route_add(api->http, "GET", "/api/v1/series/{id}/samples",
 			   series_samples, api) ||
+	    http_route_add(api->http, "POST",
+			   "/api/v1/notifications/{id}/release",
+			   release_notification, api) ||
 	    http_route_add(api->http, "GET", "/api/v1/health", health, api) ||
 	    http_route_add(api->http, "GET", "/metrics", metrics, api) ||
 	    api_web_routes_add(api->dash, api->http) ||
@@ -548,9 +583,7 @@ static void opts_from_config(const struct config *cfg, struct api_opts *o)
 	const char **tokens;
 	size_t i;
 
-	tokens = calloc(cfg->api.n_tokens + 1, sizeof(*tokens));
-	if (!tokens)
-		die("api", "out of memory");
+	tokens = xcalloc(cfg->api.n_tokens + 1, sizeof(*tokens));
 	for (i = 0; i < cfg->api.n_tokens; i++)
 		tokens[i] = cfg->api.tokens[i].value;
 	o->listen = cfg->api.listen;

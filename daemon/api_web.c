@@ -14,6 +14,7 @@
 
 #include <jansson.h>
 
+#include "alloc.h"
 #include "api_args.h"
 #include "api_web.h"
 #include "db_web.h"
@@ -31,10 +32,7 @@ struct api_web {
 struct api_web *api_web_new(const char *state_dir,
 			    const struct stats_opts *stats)
 {
-	struct api_web *w = calloc(1, sizeof(*w));
-
-	if (!w)
-		die("api", "out of memory");
+	struct api_web *w = xcalloc(1, sizeof(*w));
 	if (state_dir) {
 		w->state_dir = realpath(state_dir, NULL);
 		if (!w->state_dir)

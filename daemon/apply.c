@@ -47,6 +47,7 @@
 
 #include <git2.h>
 
+#include "alloc.h"
 #include "apply.h"
 #include "diff.h"
 #include "log.h"
@@ -106,9 +107,7 @@ int apply_repo_open(const char *path, struct apply_repo **out)
 
 	*out = NULL;
 	git_libgit2_init();
-	r = calloc(1, sizeof(*r));
-	if (!r)
-		die("apply", "out of memory");
+	r = xcalloc(1, sizeof(*r));
 	if (git_repository_open_ext(&r->repo, path,
 				    GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0) {
 		error("apply", "%s: cannot open repository: %s", path,
@@ -117,7 +116,7 @@ int apply_repo_open(const char *path, struct apply_repo **out)
 		git_libgit2_shutdown();
 		return -1;
 	}
-	r->path = strdup(path);
+	r->path = xstrdup(path);
 	*out = r;
 	return 0;
 }
@@ -758,16 +757,14 @@ static int touched_tree(git_repository *repo, git_tree *full, git_diff *diff,
 			git_tree **out, struct strbuf *why)
 {
 	size_t i, n = 0, nd = git_diff_num_deltas(diff);
-	const char **paths = calloc(2 * nd + 1, sizeof(*paths));
-	git_tree_update *up = calloc(2 * nd + 1, sizeof(*up));
+	const char **paths = xcalloc(2 * nd + 1, sizeof(*paths));
+	git_tree_update *up = xcalloc(2 * nd + 1, sizeof(*up));
 	git_treebuilder *tb = NULL;
 	git_tree *empty = NULL;
 	git_oid oid;
 	size_t nu = 0;
 	int ret = -1;
 
-	if (!paths || !up)
-		die("apply", "out of memory");
 	for (i = 0; i < nd; i++) {
 		const git_diff_delta *d = git_diff_get_delta(diff, i);
 
@@ -844,9 +841,7 @@ static int merge_back(git_repository *repo, git_tree *full, git_tree *mini,
 		return e;
 	}
 	nm = git_index_entrycount(old);
-	up = calloc(n + nm + 1, sizeof(*up));
-	if (!up)
-		die("apply", "out of memory");
+	up = xcalloc(n + nm + 1, sizeof(*up));
 	for (i = 0; i < n; i++) {
 		const git_index_entry *ie = git_index_get_byindex(result, i);
 
@@ -897,9 +892,9 @@ static void set_failure(struct apply_result *res, enum apply_status st,
 {
 	res->status = st;
 	res->failed_patch = idx;
-	res->failed_file = file && *file ? strdup(file) : NULL;
-	res->failed_hunk = hunk && *hunk ? strdup(hunk) : NULL;
-	res->reason = strdup(reason);
+	res->failed_file = file && *file ? xstrdup(file) : NULL;
+	res->failed_hunk = hunk && *hunk ? xstrdup(hunk) : NULL;
+	res->reason = xstrdup(reason);
 }
 
 /* A path after a prefix; git ends one holding a space with a tab. */
@@ -1192,9 +1187,7 @@ int apply_series(struct apply_repo *r, const char *base,
 		ret = 0;
 		goto out;
 	}
-	res->commits = calloc(n ? n : 1, sizeof(*res->commits));
-	if (!res->commits)
-		die("apply", "out of memory");
+	res->commits = xcalloc(n ? n : 1, sizeof(*res->commits));
 	for (i = 0; i < n; i++) {
 		const struct apply_patch *p = &patches[i];
 		git_signature *author = NULL, *committer = NULL;

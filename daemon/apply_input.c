@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "apply.h"
 #include "apply_input.h"
 #include "log.h"
@@ -16,10 +17,8 @@ void apply_input_from_series(const struct series *s, struct apply_input *in)
 	memset(in, 0, sizeof(*in));
 	if (!s->nr_patches)
 		return;
-	in->patches = calloc(s->nr_patches, sizeof(*in->patches));
-	in->msgs = calloc(s->nr_patches, sizeof(*in->msgs));
-	if (!in->patches || !in->msgs)
-		die("apply", "out of memory");
+	in->patches = xcalloc(s->nr_patches, sizeof(*in->patches));
+	in->msgs = xcalloc(s->nr_patches, sizeof(*in->msgs));
 	in->n = s->nr_patches;
 	for (i = 0; i < s->nr_patches; i++) {
 		const struct series_patch *p = s->patches[i];

@@ -14,6 +14,7 @@
 
 #include <glib.h>
 
+#include "alloc.h"
 #include "atom.h"
 #include "log.h"
 #include "strbuf.h"
@@ -35,15 +36,6 @@ struct state {
 	enum field field;
 	struct strbuf text;
 };
-
-static char *xstrdup(const char *s)
-{
-	char *r = strdup(s ? s : "");
-
-	if (!r)
-		die("atom", "out of memory");
-	return r;
-}
 
 static const char *local_name(const char *name)
 {
@@ -125,10 +117,8 @@ static void on_start(GMarkupParseContext *ctx, const char *name,
 		st->cur = NULL;
 		if (f->nr >= ATOM_MAX_ENTRIES)
 			return;
-		f->entries = realloc(f->entries,
+		f->entries = xrealloc(f->entries,
 				     (f->nr + 1) * sizeof(*f->entries));
-		if (!f->entries)
-			die("atom", "out of memory");
 		st->cur = &f->entries[f->nr++];
 		memset(st->cur, 0, sizeof(*st->cur));
 		return;

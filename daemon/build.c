@@ -26,7 +26,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <jansson.h>
 #include <limits.h>
 #include <pwd.h>
@@ -38,10 +37,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "alloc.h"
+#include "arch.h"
 #include "build.h"
 #include "buildlog.h"
+#include "fs.h"
 #include "kconfig.h"
 #include "log.h"
+#include "now.h"
 #include "sandbox.h"
 #include "sha256.h"
 #include "tree.h"
@@ -49,22 +52,6 @@
 #define CONFIG_MAX	(4 * 1024 * 1024)	/* a .config or fragment */
 #define STATE_MAX	(16 * 1024 * 1024)	/* warning state, result */
 #define GiB		(1024ULL * 1024 * 1024)
-
-struct build_arch {
-	const char *name;	/* as the user says it */
-	const char *karch;	/* ARCH= */
-	const char *cross;	/* CROSS_COMPILE=, "" native */
-	const char *target;	/* make target */
-	const char *image;	/* path of the image in O= */
-	const char *image_name;	/* its name in the artefact directory */
-};
-
-static const struct build_arch arches[] = {
-	{ "x86_64", "x86_64", "", "bzImage", "arch/x86/boot/bzImage",
-	  "bzImage" },
-	{ "arm64", "arm64", "aarch64-linux-gnu-", "Image",
-	  "arch/arm64/boot/Image", "Image" },
-};
 
 const char *build_status_str(enum build_status status)
 {
@@ -127,36 +114,6 @@ void build_result_release(struct build_result *res)
 
 /* ---- small file helpers ---------------------------------------------- */
 
-static int mkdir_p(const char *path, uid_t uid, gid_t gid, int chown_it)
-{
-	char tmp[PATH_MAX];
-	char *p;
-
-	if (snprintf(tmp, sizeof(tmp), "%s", path) >= (int)sizeof(tmp))
-		return error("build", "%s: path too long", path);
-	for (p = tmp + 1; ; p++) {
-		if (*p != '/' && *p)
-			continue;
-		{
-			char c = *p;
-
-			*p = '\0';
-			if (mkdir(tmp, 0755) == 0) {
-				if (chown_it && chown(tmp, uid, gid) < 0)
-					return error("build", "%s: chown: %s",
-						     tmp, strerror(errno));
-			} else if (errno != EEXIST) {
-				return error("build", "%s: %s", tmp,
-					     strerror(errno));
-			}
-			*p = c;
-		}
-		if (!*p)
-			break;
-	}
-	return 0;
-}
-
 static int write_file(const char *path, const char *data, size_t len)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -212,22 +169,6 @@ out:
 	return ret;
 }
 
-static int rm_one(const char *path, const struct stat *st, int flag,
-		  struct FTW *ftw)
-{
-	return flag == FTW_DP ? rmdir(path) : unlink(path);
-}
-
-static int rm_rf(const char *path)
-{
-	if (access(path, F_OK))
-		return 0;
-	if (nftw(path, rm_one, 32, FTW_DEPTH | FTW_PHYS))
-		return error("build", "removing %s: %s", path,
-			     strerror(errno));
-	return 0;
-}
-
 static int file_exists(const char *path)
 {
 	struct stat st;
@@ -248,7 +189,7 @@ static int is_make_target(const char *base)
 
 /* The fragment text: common-mm, the arch's, then the extra ones. */
 static int gather_fragments(const struct build_request *req,
-			    const struct build_arch *arch, struct strbuf *text)
+			    const struct arch *arch, struct strbuf *text)
 {
 	struct strbuf path = STRBUF_INIT, one = STRBUF_INIT;
 	const char *name;
@@ -290,7 +231,7 @@ out:
 
 /* key = sha256(arch, base, base file contents, fragment text)[0..16) */
 static int config_key(const struct build_request *req,
-		      const struct build_arch *arch, const char *fragments,
+		      const struct arch *arch, const char *fragments,
 		      char key[17])
 {
 	char hex[SHA256_HEX_LEN + 1];
@@ -311,17 +252,29 @@ static int config_key(const struct build_request *req,
 	return 0;
 }
 
-static const struct build_arch *arch_find(const char *name);
+/* The arch of a request, or NULL (logged). */
+static const struct arch *request_arch(const struct build_request *req)
+{
+	const struct arch *arch = arch_parse(req->arch ? req->arch : "");
+	struct strbuf names = STRBUF_INIT;
+
+	if (arch)
+		return arch;
+	arch_names(&names, "");
+	error("build", "%s: unknown arch (%s)", req->arch ? req->arch : "",
+	      names.buf);
+	strbuf_release(&names);
+	return NULL;
+}
 
 int build_request_key(const struct build_request *req, char key[17])
 {
-	const struct build_arch *arch = arch_find(req->arch ? req->arch : "");
+	const struct arch *arch = request_arch(req);
 	struct strbuf fragments = STRBUF_INIT;
 	int ret = -1;
 
 	if (!arch)
-		return error("build", "%s: unknown arch (x86_64 or arm64)",
-			     req->arch ? req->arch : "");
+		return -1;
 	if (!req->config_dir)
 		return error("build", "no config dir");
 	if (!gather_fragments(req, arch, &fragments) &&
@@ -427,8 +380,8 @@ static int cache_lookup(const char *dir, struct build_result *res)
 	if (!s || !file_exists(s))
 		goto out;
 	res->status = BUILD_OK;
-	res->image = strdup(s);
-	res->dir = strdup(dir);
+	res->image = xstrdup(s);
+	res->dir = xstrdup(dir);
 	s = json_string_value(json_object_get(o, "config_hash"));
 	snprintf(res->config_hash, sizeof(res->config_hash), "%s",
 		 s ? s : "");
@@ -454,7 +407,7 @@ out:
 
 struct build_ctx {
 	const struct build_request *req;
-	const struct build_arch *arch;
+	const struct arch *arch;
 	struct buildlog log;
 	struct build_progress progress;
 	double start;
@@ -473,22 +426,12 @@ struct build_ctx {
 	struct strbuf env[14];
 };
 
-static double now_s(void)
+/* A slot directory the build user writes: its own when builds drop root. */
+static int slot_mkdir(const struct build_ctx *ctx, const char *path)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* CPU time of the calling thread (the daemon runs builds on workers). */
-static double thread_cpu_s(void)
-{
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
-		return 0;
-	return ts.tv_sec + ts.tv_nsec / 1e9;
+	if (ctx->drop)
+		return fs_mkdir_p_owned(path, 0755, ctx->uid, ctx->gid);
+	return fs_mkdir_p(path, 0755);
 }
 
 static void on_line(void *arg, const char *line, size_t len)
@@ -512,6 +455,13 @@ static void on_tick(void *arg)
 }
 
 /* Fills sb with the fixed part: binds, limits, environment. */
+/* CROSS_COMPILE: the request's, else the arch's default. */
+static const char *cross_compile(const struct build_ctx *ctx)
+{
+	return ctx->req->cross_compile ? ctx->req->cross_compile :
+	       ctx->arch->cross_compile;
+}
+
 static void sandbox_setup(struct build_ctx *ctx, struct sandbox *sb,
 			  const char *out_dir, int log_fd)
 {
@@ -544,7 +494,7 @@ static void sandbox_setup(struct build_ctx *ctx, struct sandbox *sb,
 	strbuf_addstr(&ctx->env[i++], "HOME=/tmp");
 	strbuf_addstr(&ctx->env[i++], "LC_ALL=C");
 	strbuf_addf(&ctx->env[i++], "ARCH=%s", ctx->arch->karch);
-	strbuf_addf(&ctx->env[i++], "CROSS_COMPILE=%s", ctx->arch->cross);
+	strbuf_addf(&ctx->env[i++], "CROSS_COMPILE=%s", cross_compile(ctx));
 	strbuf_addf(&ctx->env[i++], "KBUILD_OUTPUT=%s", out_dir);
 	strbuf_addstr(&ctx->env[i++], "KBUILD_BUILD_USER=kregress");
 	strbuf_addstr(&ctx->env[i++], "KBUILD_BUILD_HOST=kregress");
@@ -565,7 +515,7 @@ static void sandbox_setup(struct build_ctx *ctx, struct sandbox *sb,
 static void cc_arg(struct build_ctx *ctx, struct strbuf *cc)
 {
 	strbuf_addf(cc, "CC=%s%sgcc", ctx->req->use_ccache ? "ccache " : "",
-		    ctx->arch->cross);
+		    cross_compile(ctx));
 }
 
 /* Says why a sandboxed step failed, or returns NULL if it did not. */
@@ -693,7 +643,7 @@ static int configure(struct build_ctx *ctx, const char *fragments,
 	res->reason = failure_reason(ctx, "configure", &sb, &sr);
 	if (res->reason || !file_exists(path.buf)) {
 		if (!res->reason)
-			res->reason = strdup("configure: no .config written");
+			res->reason = xstrdup("configure: no .config written");
 		res->status = BUILD_FAILED;
 		ret = 1;
 		goto out;
@@ -702,7 +652,7 @@ static int configure(struct build_ctx *ctx, const char *fragments,
 		goto out;
 	if (kconfig_dropped(fragments, config.buf, &res->dropped) < 0) {
 		res->status = BUILD_FAILED;
-		res->reason = strdup("configure: a fragment line is not a "
+		res->reason = xstrdup("configure: a fragment line is not a "
 				     "CONFIG_ assignment");
 		ret = 1;
 		goto out;
@@ -790,7 +740,7 @@ static int compile(struct build_ctx *ctx, int log_fd,
 	{
 		char *argv[] = { "sh", "-c", (char *)script,
 				 "sh", cc.buf, jobs.buf,
-				 (char *)ctx->arch->target, NULL };
+				 (char *)ctx->arch->make_target, NULL };
 
 		if (sandbox_run(&sb, argv, &sr))
 			goto out;
@@ -803,7 +753,7 @@ static int compile(struct build_ctx *ctx, int log_fd,
 	res->reason = failure_reason(ctx, "make", &sb, &sr);
 	strbuf_addf(&image, "%s/%s", ctx->obj, ctx->arch->image);
 	if (!res->reason && !file_exists(image.buf))
-		res->reason = strdup("make: succeeded but wrote no image");
+		res->reason = xstrdup("make: succeeded but wrote no image");
 	ret = res->reason ? 1 : 0;
 	if (ret)
 		res->status = BUILD_FAILED;
@@ -816,18 +766,6 @@ out:
 }
 
 /* ---- the request -------------------------------------------------------- */
-
-static const struct build_arch *arch_find(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(arches) / sizeof(arches[0]); i++)
-		if (!strcmp(arches[i].name, name))
-			return &arches[i];
-	if (!strcmp(name, "aarch64"))
-		return &arches[1];
-	return NULL;
-}
 
 static int slot_paths(struct build_ctx *ctx, const char *key)
 {
@@ -952,13 +890,13 @@ static int finish(struct build_ctx *ctx, const char *tmp, const char *final,
 	} else if (ctx->log.error_lines.len) {
 		strbuf_addstr(&res->error_lines, ctx->log.error_lines.buf);
 	}
-	res->dir = strdup(final);
+	res->dir = xstrdup(final);
 	build_result_json(res, &json);
 	strbuf_reset(&path);
 	strbuf_addf(&path, "%s/result.json", tmp);
 	if (write_file(path.buf, json.buf, json.len))
 		goto out;
-	if (rm_rf(final))
+	if (fs_rm_rf(final))
 		goto out;
 	if (rename(tmp, final) < 0) {
 		error("build", "%s: %s", final, strerror(errno));
@@ -1104,25 +1042,20 @@ int build_run(const struct build_request *req, struct build_result *res)
 	struct strbuf fragments = STRBUF_INIT, final = STRBUF_INIT,
 		      tmp = STRBUF_INIT, path = STRBUF_INIT;
 	struct passwd *pw;
-	double start = now_s(), t, cpu0 = thread_cpu_s();
+	double start = now_s(), t, cpu0 = now_thread_cpu_s();
 	int lock_fd = -1, log_fd = -1, ret = -1, r, dup;
 	size_t i;
 
-	ctx = calloc(1, sizeof(*ctx));
-	if (!ctx)
-		return error("build", "out of memory");
+	ctx = xcalloc(1, sizeof(*ctx));
 	ctx->req = req;
 	strbuf_init(&ctx->prev_objects);
 	for (i = 0; i < sizeof(ctx->env) / sizeof(ctx->env[0]); i++)
 		strbuf_init(&ctx->env[i]);
 	buildlog_init(&ctx->log, NULL);
 
-	ctx->arch = arch_find(req->arch ? req->arch : "");
-	if (!ctx->arch) {
-		error("build", "%s: unknown arch (x86_64 or arm64)",
-		      req->arch ? req->arch : "");
+	ctx->arch = request_arch(req);
+	if (!ctx->arch)
 		goto out;
-	}
 	if (!req->tree || !req->rev || !req->cache_dir || !req->config_dir) {
 		error("build", "tree, rev, cache and config dir are needed");
 		goto out;
@@ -1157,11 +1090,9 @@ int build_run(const struct build_request *req, struct build_result *res)
 		ctx->drop = 1;
 	}
 	if (slot_paths(ctx, res->config_key) ||
-	    mkdir_p(ctx->slot, 0, 0, 0) ||
-	    mkdir_p(ctx->cfg, ctx->uid, ctx->gid, ctx->drop) ||
-	    mkdir_p(ctx->obj, ctx->uid, ctx->gid, ctx->drop) ||
-	    (req->use_ccache &&
-	     mkdir_p(ctx->ccache, ctx->uid, ctx->gid, ctx->drop)))
+	    fs_mkdir_p(ctx->slot, 0755) || slot_mkdir(ctx, ctx->cfg) ||
+	    slot_mkdir(ctx, ctx->obj) ||
+	    (req->use_ccache && slot_mkdir(ctx, ctx->ccache)))
 		goto out;
 	strbuf_addf(&path, "%s/lock", ctx->slot);
 	lock_fd = open(path.buf, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
@@ -1182,20 +1113,20 @@ int build_run(const struct build_request *req, struct build_result *res)
 		goto out;
 	}
 	t = now_s();
-	res->checkout_cpu_s = thread_cpu_s();
+	res->checkout_cpu_s = now_thread_cpu_s();
 	if (tree_worktree_open(req->tree, ctx->src, res->commit, &wt) ||
 	    tree_worktree_switch(wt, res->commit, NULL))
 		goto out;
 	tree_worktree_free(wt);
 	wt = NULL;
 	res->checkout_s = now_s() - t;
-	res->checkout_cpu_s = thread_cpu_s() - res->checkout_cpu_s;
+	res->checkout_cpu_s = now_thread_cpu_s() - res->checkout_cpu_s;
 	ctx->log.srctree = ctx->src;
 
 	strbuf_addf(&tmp, "%s/builds/%s/.tmp-%s-%s-%d", req->cache_dir,
 		    res->commit, ctx->arch->name, res->config_key,
 		    (int)getpid());
-	if (rm_rf(tmp.buf) || mkdir_p(tmp.buf, 0, 0, 0))
+	if (fs_rm_rf(tmp.buf) || fs_mkdir_p(tmp.buf, 0755))
 		goto out;
 	strbuf_reset(&path);
 	strbuf_addf(&path, "%s/build.log", tmp.buf);
@@ -1249,7 +1180,7 @@ int build_run(const struct build_request *req, struct build_result *res)
 	if (r == 0)
 		res->status = BUILD_OK;
 	res->duration_s = now_s() - start;
-	res->self_cpu_s = thread_cpu_s() - cpu0;
+	res->self_cpu_s = now_thread_cpu_s() - cpu0;
 	if (finish(ctx, tmp.buf, final.buf, res))
 		goto out;
 	ret = 0;
@@ -1257,12 +1188,12 @@ int build_run(const struct build_request *req, struct build_result *res)
 interrupted:
 	res->status = BUILD_INTERRUPTED;
 	free(res->reason);
-	res->reason = strdup("stopped on request");
+	res->reason = xstrdup("stopped on request");
 	res->duration_s = now_s() - start;
 	ret = 0;
 out:
 	if ((ret || res->status == BUILD_INTERRUPTED) && tmp.len)
-		rm_rf(tmp.buf);
+		fs_rm_rf(tmp.buf);
 	if (log_fd >= 0)
 		close(log_fd);
 	tree_worktree_free(wt);

@@ -46,7 +46,10 @@ struct build_request {
 	const char *tree;	/* git repository of the kernel */
 	const char *rev;	/* what to build */
 	const char *base_rev;	/* for "new warnings"; NULL: none */
-	const char *arch;	/* "x86_64" or "arm64" */
+	const char *arch;	/* "x86_64", "arm64" or another name
+				 * arch_parse() knows */
+	const char *cross_compile;	/* CROSS_COMPILE; NULL: the arch's
+					 * default (arch.h) */
 	const char *base_config;	/* "tinyconfig" (default), "defconfig",
 					 * ... or a path to a config file */
 	const char *config_dir;	/* holds common-mm.config, <arch>.config */
@@ -101,7 +104,7 @@ struct build_result {
 void build_request_init(struct build_request *req);
 
 /* $KREGRESS_CACHE, else /var/cache/kregress: builds, slots, ccache and
- * the guest initramfs cache. */
+ * the guest initramfs cache (the configuration's cache_dir default). */
 const char *build_cache_dir(void);
 /* $KREGRESS_CONFIG_DIR, else KREGRESS_DATADIR/configs. */
 const char *build_config_dir(void);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "buildlog.h"
 
 void buildlog_init(struct buildlog *bl, const char *srctree)
@@ -199,12 +200,7 @@ static void split_lines(char *copy, char ***v, size_t *n, size_t *alloc)
 
 	for (tok = strtok_r(copy, "\n", &save); tok;
 	     tok = strtok_r(NULL, "\n", &save)) {
-		if (*n == *alloc) {
-			*alloc = *alloc ? 2 * *alloc : 64;
-			*v = realloc(*v, *alloc * sizeof(**v));
-			if (!*v)
-				abort();
-		}
+		ALLOC_GROW(*v, *n + 1, *alloc);
 		(*v)[(*n)++] = tok;
 	}
 }
@@ -212,12 +208,10 @@ static void split_lines(char *copy, char ***v, size_t *n, size_t *alloc)
 void buildlog_merge_warnings(const char *prev_state, const char *objects,
 			     const char *now, struct strbuf *out)
 {
-	char *a = strdup(prev_state), *b = strdup(now);
+	char *a = xstrdup(prev_state), *b = xstrdup(now);
 	char **v = NULL;
 	size_t n = 0, alloc = 0, i, kept = 0;
 
-	if (!a || !b)
-		abort();
 	split_lines(a, &v, &n, &alloc);
 	/* drop warnings of rebuilt sources from the previous state */
 	for (i = 0; i < n; i++) {
@@ -252,10 +246,8 @@ int buildlog_new_warnings(const char *base, const char *cur,
 			nl = p + strlen(p);
 		len = (size_t)(nl - p);
 		if (len) {
-			char *line = strndup(p, len);
+			char *line = xstrndup(p, len);
 
-			if (!line)
-				abort();
 			if (!has_line(base, line, len)) {
 				strbuf_addf(out, "%s\n", line);
 				n++;

@@ -27,9 +27,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
+#include "analyze.h"
 #include "calib.h"
 #include "log.h"
 #include "sample.h"
+#include "schedule.h"
+#include "strbuf.h"
 
 /* The changes tried for detectable (fractions), smallest first. */
 static const double detect_grid[] = {
@@ -37,32 +41,6 @@ static const double detect_grid[] = {
 	0.30, 0.50, 0.75, 1.00,
 };
 #define DETECT_GRID_N	(sizeof(detect_grid) / sizeof(detect_grid[0]))
-
-static void *xrealloc(void *p, size_t size)
-{
-	p = realloc(p, size ? size : 1);
-	if (!p)
-		die("calib", "out of memory");
-	return p;
-}
-
-static void *xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n ? n : 1, size);
-
-	if (!p)
-		die("calib", "out of memory");
-	return p;
-}
-
-static char *xstrdup(const char *s)
-{
-	char *d = strdup(s);
-
-	if (!d)
-		die("calib", "out of memory");
-	return d;
-}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -105,9 +83,9 @@ static void grow_metrics(struct calib_data *d)
 {
 	size_t am = d->am ? 2 * d->am : 64, i, j;
 
-	d->m = xrealloc(d->m, am * sizeof(*d->m));
+	REALLOC_ARRAY(d->m, am);
 	for (i = 0; i < d->nb; i++) {
-		d->b[i].v = xrealloc(d->b[i].v, am * sizeof(double));
+		REALLOC_ARRAY(d->b[i].v, am);
 		for (j = d->am; j < am; j++)
 			d->b[i].v[j] = NAN;
 	}
@@ -145,17 +123,14 @@ static long metric_index(struct calib_data *d, const struct sample *s)
 }
 
 int calib_data_new_boot(struct calib_data *d, unsigned int seq,
-			enum schedule_side side, double ms, size_t *boot)
+			enum analyze_side side, double ms, size_t *boot)
 {
 	struct calib_boot *b;
 	size_t j;
 
 	if (d->nb >= CALIB_MAX_BOOTS)
 		return -1;
-	if (d->nb == d->ab) {
-		d->ab = d->ab ? 2 * d->ab : 32;
-		d->b = xrealloc(d->b, d->ab * sizeof(*d->b));
-	}
+	ALLOC_GROW(d->b, d->nb + 1, d->ab);
 	if (!d->am)
 		grow_metrics(d);
 	b = &d->b[d->nb];
@@ -187,35 +162,34 @@ int calib_data_set(struct calib_data *d, size_t boot, const char *workload,
 }
 
 int calib_data_add_boot(struct calib_data *d, unsigned int seq,
-			enum schedule_side side, double ms,
+			enum analyze_side side, double ms,
 			const struct sample *s, size_t n)
 {
-	long *idx = xcalloc(n, sizeof(*idx));
-	double *it = xcalloc(n, sizeof(*it));
-	size_t boot, i, j, k;
+	struct strbuf err = STRBUF_INIT;
+	struct analyze_group *g = NULL;
+	size_t ng = 0, boot, i;
+	long *idx = NULL;
 	int ret = -1;
 
-	for (i = 0; i < n; i++)
-		if ((idx[i] = metric_index(d, &s[i])) < 0)
+	/* Each metric's iterations to their median, as the runs have it. */
+	if (analyze_group_boot(s, n, &g, &ng, &err))
+		goto out;
+	idx = xcalloc(ng, sizeof(*idx));
+	for (i = 0; i < ng; i++) {
+		idx[i] = metric_index(d, g[i].first);
+		if (idx[i] < 0)
 			goto out;
+		d->m[idx[i]].primary |= g[i].primary;
+	}
 	if (calib_data_new_boot(d, seq, side, ms, &boot))
 		goto out;
-	/* Each metric's iterations, in record order, to their median. */
-	for (i = 0; i < n; i++) {
-		if (idx[i] < 0)
-			continue;
-		for (j = i, k = 0; j < n; j++)
-			if (idx[j] == idx[i]) {
-				it[k++] = s[j].value;
-				if (j > i)
-					idx[j] = -1;
-			}
-		d->b[boot].v[idx[i]] = median_of(it, k);
-	}
+	for (i = 0; i < ng; i++)
+		d->b[boot].v[idx[i]] = g[i].median;
 	ret = 0;
 out:
+	analyze_groups_free(g, ng);
+	strbuf_release(&err);
 	free(idx);
-	free(it);
 	return ret;
 }
 
@@ -339,9 +313,9 @@ static size_t sim_done(const struct sim *s)
 
 /* A boot's values join a side (a side already at the cap takes none). */
 static void sim_add(struct sim *s, const struct calib_boot *b,
-		    enum schedule_side side)
+		    enum analyze_side side)
 {
-	double f = side == SCHEDULE_PATCHED ? 1 + s->shift : 1;
+	double f = side == ANALYZE_PATCHED ? 1 + s->shift : 1;
 	size_t m;
 
 	if (s->ok[side] >= s->cap)
@@ -422,7 +396,7 @@ static void sim_resampled(struct sim *s, struct schedule_rng *rng, int early)
 			want = s->o.budget - sim_done(s);
 		for (i = 0; i < 2 * want; i++)
 			sim_add(s, &s->d->b[schedule_rng_next(rng) % nb],
-				i % 2 ? SCHEDULE_PATCHED : SCHEDULE_BASE);
+				i % 2 ? ANALYZE_PATCHED : ANALYZE_BASE);
 		stop = sim_look(s);
 		if (early && stop)
 			break;
@@ -728,10 +702,7 @@ void calib_table_add(struct calib_table *t, const struct calib_entry *e)
 	struct calib_entry *x = table_find(t, e->key);
 
 	if (!x) {
-		if (t->n == t->alloc) {
-			t->alloc = t->alloc ? 2 * t->alloc : 32;
-			t->e = xrealloc(t->e, t->alloc * sizeof(*t->e));
-		}
+		ALLOC_GROW(t->e, t->n + 1, t->alloc);
 		x = &t->e[t->n++];
 		*x = *e;
 		x->key = xstrdup(e->key);

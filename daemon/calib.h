@@ -34,7 +34,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "schedule.h"
+#include "analyze.h"
 #include "stats.h"
 
 struct sample;
@@ -50,7 +50,7 @@ struct calib_metric {
 /* One complete boot: a value per metric (NAN where it gave none). */
 struct calib_boot {
 	unsigned int seq;	/* position in the ABBA order */
-	enum schedule_side side;
+	enum analyze_side side;
 	double ms;		/* wall time of the boot; NAN if unknown */
 	double *v;		/* [nm]: the median of its iterations */
 };
@@ -70,11 +70,12 @@ void calib_data_release(struct calib_data *d);
 
 /*
  * Adds a complete boot from its sample records (the iterations of each
- * key are reduced to their median, as the analysis does).  0, or -1 when
- * a cap is reached (nothing added).
+ * key reduced to their median by analyze_group_boot(), as for a run).
+ * 0, or -1 when a cap is reached or the records cannot be compared
+ * (nothing added).
  */
 int calib_data_add_boot(struct calib_data *d, unsigned int seq,
-			enum schedule_side side, double ms,
+			enum analyze_side side, double ms,
 			const struct sample *s, size_t n);
 
 /*
@@ -83,7 +84,7 @@ int calib_data_add_boot(struct calib_data *d, unsigned int seq,
  * cap.
  */
 int calib_data_new_boot(struct calib_data *d, unsigned int seq,
-			enum schedule_side side, double ms, size_t *boot);
+			enum analyze_side side, double ms, size_t *boot);
 int calib_data_set(struct calib_data *d, size_t boot, const char *workload,
 		   const char *metric, const char *params, const char *unit,
 		   enum stats_direction direction, int primary, double value);

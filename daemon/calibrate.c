@@ -17,6 +17,7 @@
 #include <sys/random.h>
 #include <time.h>
 
+#include "alloc.h"
 #include "build.h"
 #include "calibrate.h"
 #include "config.h"
@@ -27,6 +28,7 @@
 #include "hosts.h"
 #include "jobq.h"
 #include "log.h"
+#include "options.h"
 #include "plan.h"
 #include "plan_file.h"
 
@@ -44,18 +46,6 @@ void calibrate_outcome_release(struct calibrate_outcome *o)
 	calibrate_outcome_init(o);
 }
 
-void calibrate_design(const struct config *cfg, struct calib_design *d)
-{
-	calib_design_init(d);
-	d->stats.threshold = cfg->stats.threshold_pct / 100;
-	d->stats.alpha = cfg->stats.alpha;
-	if (cfg->stats.min_samples > 0)
-		d->stats.min_samples = (size_t)cfg->stats.min_samples;
-	d->budget = cfg->stats.max_boots_per_side > 0 ?
-		    (size_t)cfg->stats.max_boots_per_side : 10;
-	d->simulations = (size_t)cfg->calibration.simulations;
-}
-
 /* What the runner's callbacks need. */
 struct cal_state {
 	const struct calibrate_spec *s;
@@ -70,7 +60,7 @@ static void on_start(void *opaque, const struct runner_boot *b)
 		.build_id = s->build_id,
 		.host_id = s->host_id,
 		.calibration_id = s->calibration_id,
-		.side = schedule_side_str(b->side),
+		.side = analyze_side_str(b->side),
 		.seq = b->order,
 		.round = b->round,
 		.attempt = b->attempt,
@@ -112,11 +102,9 @@ static int cmp_double(const void *a, const void *b)
 
 static double median_ms(const struct calib_data *d)
 {
-	double *v = calloc(d->nb + 1, sizeof(*v)), m;
+	double *v = xcalloc(d->nb + 1, sizeof(*v)), m;
 	size_t i, n = 0;
 
-	if (!v)
-		die("calibrate", "out of memory");
 	for (i = 0; i < d->nb; i++)
 		if (isfinite(d->b[i].ms))
 			v[n++] = d->b[i].ms;
@@ -136,8 +124,8 @@ int calibrate_run(const struct calibrate_spec *s, struct calibrate_outcome *o,
 	const struct plan *plan = s->pf->plan;
 
 	memset(&spec, 0, sizeof(spec));
-	spec.kernel[SCHEDULE_BASE] = spec.kernel[SCHEDULE_PATCHED] = s->kernel;
-	spec.initrd[SCHEDULE_BASE] = spec.initrd[SCHEDULE_PATCHED] = s->initrd;
+	spec.kernel[ANALYZE_BASE] = spec.kernel[ANALYZE_PATCHED] = s->kernel;
+	spec.initrd[ANALYZE_BASE] = spec.initrd[ANALYZE_PATCHED] = s->initrd;
 	spec.plan_cmdline = s->pf->cmdline.buf;
 	spec.arch = s->host->sched.arch;
 	spec.accel = (int)s->host->sched.accel;
@@ -179,9 +167,7 @@ int calibrate_run(const struct calibrate_spec *s, struct calibrate_outcome *o,
 	default:
 		break;
 	}
-	o->results = calloc(o->data.nm + 1, sizeof(*o->results));
-	if (!o->results)
-		die("calibrate", "out of memory");
+	o->results = xcalloc(o->data.nm + 1, sizeof(*o->results));
 	design.seed = s->seed;
 	if (calib_compute(&o->data, &design, o->results)) {
 		strbuf_addstr(reason, "the figures could not be computed "
@@ -194,8 +180,9 @@ int calibrate_run(const struct calibrate_spec *s, struct calibrate_outcome *o,
 
 /* Calibrates one due host and stores the outcome; -1 on a stop. */
 static int calibrate_due(struct pipeline_ctx *ctx,
-			 const struct hosts_calib_due *due, const char *arch)
+			 const struct hosts_calib_due *due, const struct arch *a)
 {
+	const char *arch = a->name;
 	const struct config *cfg = ctx->cfg;
 	struct calibrate_spec spec;
 	struct calibrate_outcome o;
@@ -209,14 +196,14 @@ static int calibrate_due(struct pipeline_ctx *ctx,
 	memset(&spec, 0, sizeof(spec));
 	memset(&host, 0, sizeof(host));
 	calibrate_outcome_init(&o);
-	calibrate_design(cfg, &spec.design);
+	options_calib_design(cfg, &spec.design);
 	if (getrandom(&seed, sizeof(seed), 0) != (ssize_t)sizeof(seed))
 		seed = (uint64_t)time(NULL);
 	seed &= INT64_MAX;
 	d.host_id = due->host_id;
 	d.build_id = due->build_id;
 	d.arch = arch;
-	d.accel = vm_accel_str(due->accel);
+	d.accel = arch_accel_str(due->accel);
 	d.clock = plan_clock_str(due->pf.plan->clock);
 	d.plan = due->pf.cmdline.buf;
 	d.reason = due->reason;
@@ -241,7 +228,7 @@ static int calibrate_due(struct pipeline_ctx *ctx,
 		strbuf_addf(&why, "%s: cannot create", dir.buf);
 		goto fail;
 	}
-	if (guest_initramfs(arch, build_cache_dir(), &initrd)) {
+	if (guest_initramfs(a, cfg->cache_dir, &initrd)) {
 		strbuf_addstr(&why, "the guest initramfs cannot be packed");
 		goto fail;
 	}
@@ -250,8 +237,7 @@ static int calibrate_due(struct pipeline_ctx *ctx,
 		goto fail;
 	}
 	host.sched.uri = due->ch->uri;
-	host.sched.arch = !strcmp(arch, "arm64") ? VM_ARCH_ARM64 :
-						   VM_ARCH_X86_64;
+	host.sched.arch = a;
 	host.sched.accel = due->accel;
 	host.sched.capacity = due->ch->capacity > 0 ?
 			      (unsigned int)due->ch->capacity : 1;
@@ -296,12 +282,12 @@ enum pipeline_result stage_calibrate(struct pipeline_ctx *ctx,
 				     const struct job *job,
 				     struct pipeline_outcome *out)
 {
+	const struct config_arch_cfg *ac;
 	struct hosts_calib_due *due = NULL;
-	enum config_arch arch;
 	size_t n = 0, i;
 	int interrupted = 0;
 
-	if (pipeline_job_arch(ctx, job, &arch, &out->reason))
+	if (pipeline_job_arch(ctx, job, &ac, &out->reason))
 		return PIPELINE_FAIL;
 	if (db_calib_interrupt(ctx->db, job->arch, &interrupted)) {
 		strbuf_addstr(&out->reason, "the calibration rows cannot be "
@@ -312,13 +298,13 @@ enum pipeline_result stage_calibrate(struct pipeline_ctx *ctx,
 		log_info("calibrate", "%s: %d calibration%s interrupted by "
 			 "a daemon stop", job->arch, interrupted,
 			 interrupted == 1 ? " was" : "s were");
-	if (hosts_calibrations_due(ctx->db, ctx->cfg, arch, &due, &n)) {
+	if (hosts_calibrations_due(ctx->db, ctx->cfg, ac->arch, &due, &n)) {
 		strbuf_addstr(&out->reason, "the hosts cannot be read");
 		return PIPELINE_RETRY;
 	}
 	for (i = 0; i < n; i++) {
 		if ((ctx->stop && *ctx->stop) ||
-		    calibrate_due(ctx, &due[i], job->arch)) {
+		    calibrate_due(ctx, &due[i], ac->arch)) {
 			hosts_calib_due_free(due, n);
 			return PIPELINE_INTERRUPTED;
 		}
@@ -330,8 +316,8 @@ enum pipeline_result stage_calibrate(struct pipeline_ctx *ctx,
 int calibrate_schedule(struct db *db, const struct config *cfg)
 {
 	struct hosts_calib_due *due;
-	size_t n;
-	int a, idle = 0, queued;
+	size_t n, a;
+	int idle = 0, queued;
 
 	if (!cfg->calibration.enabled)
 		return 0;
@@ -339,21 +325,22 @@ int calibrate_schedule(struct db *db, const struct config *cfg)
 		return -1;
 	if (!idle)
 		return 0;
-	for (a = 0; a < CONFIG_ARCH_COUNT; a++) {
-		if (!cfg->has_arch[a])
+	for (a = 0; a < ARCH_MAX; a++) {
+		const struct arch *arch = cfg->arches[a].arch;
+
+		if (!arch)
 			continue;
-		if (hosts_calibrations_due(db, cfg, a, &due, &n))
+		if (hosts_calibrations_due(db, cfg, arch, &due, &n))
 			return -1;
 		hosts_calib_due_free(due, n);
 		if (!n)
 			continue;
-		if (db_calib_queue(db, config_arch_str((enum config_arch)a),
-				   &queued))
+		if (db_calib_queue(db, arch->name, &queued))
 			return -1;
 		if (queued)
 			log_info("calibrate", "%s: a calibration is due on %zu "
-				 "host%s: queued", config_arch_str(
-				 (enum config_arch)a), n, n == 1 ? "" : "s");
+				 "host%s: queued", arch->name, n,
+				 n == 1 ? "" : "s");
 	}
 	return 0;
 }

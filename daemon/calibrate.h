@@ -70,9 +70,6 @@ void calibrate_outcome_release(struct calibrate_outcome *o);
 int calibrate_run(const struct calibrate_spec *s, struct calibrate_outcome *o,
 		  struct strbuf *reason);
 
-/* The runs' design from the configuration (stats.*, calibration.*). */
-void calibrate_design(const struct config *cfg, struct calib_design *d);
-
 /*
  * The calibrate job of one arch: every host of the arch that is due,
  * calibrated and stored in turn (a failure is stored with its reason:

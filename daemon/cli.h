@@ -9,6 +9,8 @@
 #ifndef KREGRESS_CLI_H
 #define KREGRESS_CLI_H
 
+#include <stdio.h>
+
 #define CLI_OK		0
 #define CLI_FAILED	1
 #define CLI_USAGE	2
@@ -19,10 +21,20 @@ struct cli_command {
 	const char *usage;	/* one line, after "kregress " */
 };
 
-/* The table kregress.c dispatches from, terminated by a NULL name. */
+/* Every command (cli.c), terminated by a NULL name. */
 extern const struct cli_command cli_commands[];
 
 /* Prints "usage: kregress <usage>" for the command and returns CLI_USAGE. */
 int cli_usage(const char *name);
+
+/* Prints the usage lines of every command to f. */
+void cli_usage_all(FILE *f);
+
+/*
+ * The command argv[1] (or argv[1] and argv[2] for the grouped ones, such
+ * as "series parse") names, with *words set to how many words its name
+ * took; NULL when none does.
+ */
+const struct cli_command *cli_lookup(int argc, char **argv, int *words);
 
 #endif

@@ -1,9 +1,11 @@
 /*
  * cli_analyze.c - "kregress analyze": runs the analyze stage
  * (stage_analyze.c) on one series of a database and prints the result
- * as "kregress results" does.
+ * as "kregress results" does; "kregress report show" prints the mails the
+ * report stage (stage_report.c) would write for it.
  *
  *   kregress analyze [-c CONFIG] [--db PATH] [--json] ID
+ *   kregress report show [-c CONFIG] [--db PATH] ID
  *
  * The statistics options (stats.*) and the database come from CONFIG
  * (default /etc/kregress/config.json when it exists, else the built-in
@@ -28,6 +30,7 @@
 #include "jobq.h"
 #include "log.h"
 #include "stage_analyze.h"
+#include "stage_report.h"
 #include "strbuf.h"
 
 #define DEFAULT_CONFIG	"/etc/kregress/config.json"
@@ -50,7 +53,15 @@ static struct config *load_config(const char *path)
 	return rc ? NULL : cfg;
 }
 
-int cli_analyze(int argc, char **argv)
+/* The options both commands take; -1 after a usage message. */
+struct local_opts {
+	const char *config, *db;
+	int json;
+	long long id;
+};
+
+static int parse_local(int argc, char **argv, const char *cmd,
+		       struct local_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' },
@@ -58,45 +69,58 @@ int cli_analyze(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct pipeline_outcome out = { STRBUF_INIT, NULL };
-	struct pipeline_ctx ctx = { .owner = "kregress-analyze" };
-	const char *config_path = NULL, *db_path = NULL;
-	struct config *cfg = NULL;
-	struct job job = { 0 };
-	json_t *doc = NULL;
-	int c, json = 0, ret = CLI_FAILED;
-	enum pipeline_result r;
 	char *end;
+	int c;
 
+	memset(o, 0, sizeof(*o));
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "c:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
-			config_path = optarg;
+			o->config = optarg;
 			break;
 		case 'd':
-			db_path = optarg;
+			o->db = optarg;
 			break;
 		case 'j':
-			json = 1;
+			o->json = 1;
 			break;
 		default:
-			return cli_usage("analyze");
+			return cli_usage(cmd);
 		}
 	}
 	if (argc - optind != 1)
-		return cli_usage("analyze");
+		return cli_usage(cmd);
 	errno = 0;
-	job.series_id = strtoll(argv[optind], &end, 10);
-	if (errno || *end || end == argv[optind] || job.series_id <= 0) {
-		error("analyze", "%s: not a series id", argv[optind]);
+	o->id = strtoll(argv[optind], &end, 10);
+	if (errno || *end || end == argv[optind] || o->id <= 0) {
+		error("kregress", "%s: not a series id", argv[optind]);
 		return CLI_USAGE;
 	}
+	return 0;
+}
+
+int cli_analyze(int argc, char **argv)
+{
+	struct pipeline_outcome out = { STRBUF_INIT, NULL };
+	struct pipeline_ctx ctx = { .owner = "kregress-analyze" };
+	struct local_opts o;
+	struct config *cfg = NULL;
+	struct job job = { 0 };
+	json_t *doc = NULL;
+	enum pipeline_result r;
+	int ret;
+
+	ret = parse_local(argc, argv, "analyze", &o);
+	if (ret)
+		return ret;
+	ret = CLI_FAILED;
+	job.series_id = o.id;
 	job.kind = (char *)"analyze";
-	cfg = load_config(config_path);
+	cfg = load_config(o.config);
 	if (!cfg)
 		return CLI_FAILED;
-	if (db_open(db_path ? db_path : cfg->database, &ctx.db))
+	if (db_open(o.db ? o.db : cfg->database, &ctx.db))
 		goto out;
 	ctx.cfg = cfg;
 	r = stage_analyze(&ctx, &job, &out);
@@ -111,11 +135,40 @@ int cli_analyze(int argc, char **argv)
 		      job.series_id);
 		goto out;
 	}
-	ret = cli_results_print(doc, job.series_id, json);
+	ret = cli_results_print(doc, job.series_id, o.json);
 out:
 	json_decref(doc);
 	db_close(ctx.db);
 	config_free(cfg);
 	strbuf_release(&out.reason);
+	return ret;
+}
+
+int cli_report_show(int argc, char **argv)
+{
+	struct strbuf why = STRBUF_INIT;
+	struct local_opts o;
+	struct config *cfg;
+	struct db *db = NULL;
+	int rc, ret;
+
+	ret = parse_local(argc, argv, "report show", &o);
+	if (ret || o.json)
+		return ret ? ret : cli_usage("report show");
+	cfg = load_config(o.config);
+	if (!cfg)
+		return CLI_FAILED;
+	ret = CLI_FAILED;
+	if (db_open(o.db ? o.db : cfg->database, &db))
+		goto out;
+	rc = stage_report_show(db, cfg, o.id, stdout, &why);
+	if (rc > 0)
+		error("report", "%s", why.buf);
+	if (!rc)
+		ret = CLI_OK;
+out:
+	db_close(db);
+	config_free(cfg);
+	strbuf_release(&why);
 	return ret;
 }

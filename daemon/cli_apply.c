@@ -14,6 +14,7 @@
 
 #include <jansson.h>
 
+#include "alloc.h"
 #include "apply.h"
 #include "apply_input.h"
 #include "cli.h"
@@ -240,10 +241,8 @@ int cli_apply(int argc, char **argv)
 			o.branch = optarg;
 			break;
 		case 'a':
-			o.allow = realloc(o.allow, (o.nr_allow + 2) *
+			o.allow = xrealloc(o.allow, (o.nr_allow + 2) *
 					  sizeof(*o.allow));
-			if (!o.allow)
-				die("apply", "out of memory");
 			o.allow[o.nr_allow++] = optarg;
 			o.allow[o.nr_allow] = NULL;
 			break;

@@ -27,12 +27,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "alloc.h"
+#include "analyze.h"
 #include "cli.h"
 #include "cli_bench.h"
 #include "console.h"
 #include "guest_image.h"
 #include "log.h"
 #include "plan.h"
+#include "sample.h"
 #include "strbuf.h"
 
 static int find_workloads(const char *opt, char *out, size_t size)
@@ -108,60 +111,6 @@ static int run_init(const char *dir, const char *plan, const char *nonce,
 	return 0;
 }
 
-/* One line of the table: the samples of one metric with equal params. */
-struct series {
-	char *key;		/* workload, metric, params: the identity */
-	char workload[64], metric[64], unit[16], direction[8];
-	char *params;
-	double *v;
-	size_t n, alloc;
-};
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static struct series *series_get(struct series **all, size_t *n,
-				 json_t *rec)
-{
-	const char *w = json_string_value(json_object_get(rec, "workload"));
-	const char *m = json_string_value(json_object_get(rec, "metric"));
-	const char *u = json_string_value(json_object_get(rec, "unit"));
-	const char *d = json_string_value(json_object_get(rec, "direction"));
-	char *params = json_dumps(json_object_get(rec, "params"),
-				  JSON_SORT_KEYS | JSON_COMPACT);
-	struct strbuf key = STRBUF_INIT;
-	struct series *s;
-	size_t i;
-
-	if (!w || !m || !u || !d) {
-		free(params);
-		return NULL;
-	}
-	strbuf_addf(&key, "%s\t%s\t%s", w, m, params ? params : "{}");
-	for (i = 0; i < *n; i++)
-		if (!strcmp((*all)[i].key, key.buf)) {
-			strbuf_release(&key);
-			free(params);
-			return &(*all)[i];
-		}
-	*all = realloc(*all, (*n + 1) * sizeof(**all));
-	if (!*all)
-		die("bench", "out of memory");
-	s = &(*all)[(*n)++];
-	memset(s, 0, sizeof(*s));
-	s->key = strbuf_detach(&key, NULL);
-	snprintf(s->workload, sizeof(s->workload), "%s", w);
-	snprintf(s->metric, sizeof(s->metric), "%s", m);
-	snprintf(s->unit, sizeof(s->unit), "%s", u);
-	snprintf(s->direction, sizeof(s->direction), "%s", d);
-	s->params = params ? params : strdup("{}");
-	return s;
-}
-
 /* A string member of a record, or "?" (never NULL, for printf). */
 static const char *field(json_t *rec, const char *key)
 {
@@ -172,54 +121,40 @@ static const char *field(json_t *rec, const char *key)
 
 static void print_table(const struct console_result *res)
 {
-	struct series *all = NULL;
-	size_t n = 0, i, j;
+	struct strbuf err = STRBUF_INIT;
+	struct analyze_group *g = NULL;
+	struct sample *s;
+	size_t n = 0, ng = 0, i, j;
 
-	for (i = 0; i < res->nrecords; i++) {
-		json_t *rec = json_loads(res->records[i].json, 0, NULL);
-		json_t *v = json_object_get(rec, "value");
-		struct series *s;
-
-		if (strcmp(res->records[i].type, "sample") ||
-		    !json_is_number(v) ||
-		    !(s = series_get(&all, &n, rec))) {
-			json_decref(rec);
-			continue;
-		}
-		if (s->n == s->alloc) {
-			s->alloc = s->alloc ? 2 * s->alloc : 16;
-			s->v = realloc(s->v, s->alloc * sizeof(*s->v));
-			if (!s->v)
-				die("bench", "out of memory");
-		}
-		s->v[s->n++] = json_number_value(v);
-		json_decref(rec);
-	}
+	s = xcalloc(res->nrecords + 1, sizeof(*s));
+	for (i = 0; i < res->nrecords; i++)
+		n += sample_parse(res->records[i].json, &s[n]);
+	/* A boot's iterations, grouped as the runner and analysis do. */
+	if (analyze_group_boot(s, n, &g, &ng, &err))
+		printf("# samples: %s\n", err.buf);
 	printf("%-16s %-22s %4s %14s %14s %7s %-5s %s\n", "workload", "metric",
 	       "n", "median", "mean", "cv%", "unit", "better");
-	for (i = 0; i < n; i++) {
-		struct series *s = &all[i];
-		double mean = 0, var = 0, med;
+	for (i = 0; i < ng; i++) {
+		const struct sample *f = g[i].first;
+		double mean = 0, var = 0;
 
-		qsort(s->v, s->n, sizeof(*s->v), cmp_double);
-		for (j = 0; j < s->n; j++)
-			mean += s->v[j];
-		mean /= s->n;
-		for (j = 0; j < s->n; j++)
-			var += (s->v[j] - mean) * (s->v[j] - mean);
-		var = s->n > 1 ? var / (s->n - 1) : 0;
-		med = s->n % 2 ? s->v[s->n / 2] :
-		      (s->v[s->n / 2 - 1] + s->v[s->n / 2]) / 2;
+		for (j = 0; j < g[i].n; j++)
+			mean += g[i].v[j];
+		mean /= g[i].n;
+		for (j = 0; j < g[i].n; j++)
+			var += (g[i].v[j] - mean) * (g[i].v[j] - mean);
+		var = g[i].n > 1 ? var / (g[i].n - 1) : 0;
 		printf("%-16s %-22s %4zu %14.1f %14.1f %7.2f %-5s %s\n",
-		       s->workload, s->metric, s->n, med, mean,
-		       mean ? 100 * sqrt(var) / mean : 0, s->unit,
-		       s->direction);
-		printf("%-16s   %s\n", "", s->params);
-		free(s->key);
-		free(s->params);
-		free(s->v);
+		       f->workload, f->metric, g[i].n, g[i].median, mean,
+		       mean ? 100 * sqrt(var) / mean : 0, f->unit,
+		       analyze_direction_str(f->direction));
+		printf("%-16s   %s\n", "", f->params);
 	}
-	free(all);
+	analyze_groups_free(g, ng);
+	for (i = 0; i < n; i++)
+		sample_release(&s[i]);
+	free(s);
+	strbuf_release(&err);
 	/* The environment and any failure, as one line each. */
 	for (i = 0; i < res->nrecords; i++) {
 		json_t *rec = json_loads(res->records[i].json, 0, NULL);
@@ -302,9 +237,7 @@ int cli_bench(int argc, char **argv)
 				"here; guest runs are `kregress boot`\n");
 		return cli_usage("bench");
 	}
-	plan = calloc(1, sizeof(*plan));
-	if (!plan)
-		die("bench", "out of memory");
+	plan = xcalloc(1, sizeof(*plan));
 	if (strbuf_read_file(&text, argv[optind], PLAN_TEXT_MAX))
 		goto out;
 	if (plan_parse(plan, text.buf, text.len, err, sizeof(err))) {

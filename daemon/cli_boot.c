@@ -101,6 +101,27 @@ static void print_result(FILE *f, const struct vm_result *r,
 		r->console_truncated ? " (truncated)" : "");
 }
 
+/* --arch and --accel; -1 (logged) when unknown. */
+static int parse_arch(const char *s, const struct arch **out)
+{
+	struct strbuf names = STRBUF_INIT;
+
+	*out = arch_parse(s);
+	if (*out)
+		return 0;
+	arch_names(&names, "");
+	error("boot", "%s: unknown arch (%s)", s, names.buf);
+	strbuf_release(&names);
+	return -1;
+}
+
+static int parse_accel(const char *s, enum arch_accel *out)
+{
+	if (arch_accel_parse(s, out))
+		return error("boot", "%s: unknown accel (kvm, tcg)", s);
+	return 0;
+}
+
 static int parse_uint(const char *s, unsigned int max, unsigned int *out)
 {
 	char *end;
@@ -241,8 +262,8 @@ int cli_boot(int argc, char **argv)
 	}
 	if (optind != argc || !spec.kernel || !arch || !spec.initrd)
 		return cli_usage("boot");
-	if (vm_arch_parse(arch, &spec.arch) < 0 ||
-	    vm_accel_parse(accel, &spec.accel) < 0)
+	if (parse_arch(arch, &spec.arch) < 0 ||
+	    parse_accel(accel, &spec.accel) < 0)
 		return CLI_USAGE;
 	if (plan) {
 		if (load_plan(&pf, plan) < 0 ||
@@ -358,17 +379,17 @@ int cli_host_probe(int argc, char **argv)
 		return CLI_FAILED;
 	if (vm_host_info(h, &res.info) < 0)
 		goto out;
-	if (vm_arch_parse(arch ? arch : res.info.arch, &spec.arch) < 0)
+	if (parse_arch(arch ? arch : res.info.arch, &spec.arch) < 0)
 		goto out;
 	/* The probe kernel: given, or the cached one for the arch. */
 	if (!spec.kernel) {
 		snprintf(kbuf, sizeof(kbuf), "%s/probe-%s/kernel",
-			 default_cache(), vm_arch_str(spec.arch));
+			 default_cache(), spec.arch->name);
 		spec.kernel = kbuf;
 	}
 	if (!spec.initrd) {
 		snprintf(ibuf, sizeof(ibuf), "%s/probe-%s/initrd",
-			 default_cache(), vm_arch_str(spec.arch));
+			 default_cache(), spec.arch->name);
 		spec.initrd = ibuf;
 	}
 	if (access(spec.kernel, R_OK) || access(spec.initrd, R_OK)) {
@@ -394,11 +415,11 @@ int cli_host_probe(int argc, char **argv)
 		       res.kvm_s);
 	else
 		printf("kvm: not offered by the host\n");
-	if (!res.ok || res.accel == VM_ACCEL_TCG)
+	if (!res.ok || res.accel == ARCH_TCG)
 		printf("tcg: %s%s%s (%.1f s)\n", vm_status_str(res.tcg_status),
 		       res.tcg_reason[0] ? ": " : "", res.tcg_reason,
 		       res.tcg_s);
-	printf("accel: %s\n", res.ok ? vm_accel_str(res.accel) : "none");
+	printf("accel: %s\n", res.ok ? arch_accel_str(res.accel) : "none");
 	printf("probe_s: %.1f\nlogs: %s\n", res.total_s, dir);
 	if (res.ok)
 		ret = CLI_OK;
@@ -434,7 +455,7 @@ static void ab_on_boot(void *opaque, const struct runner_boot *b)
 
 	fprintf(o->f, "boot %u round %u %s attempt %d on %s: %s%s%s "
 		"(%zu values, %.1f s) %s\n", b->order, b->round,
-		schedule_side_str(b->side), b->attempt, b->host,
+		analyze_side_str(b->side), b->attempt, b->host,
 		b->complete ? "ok" : "failed", b->complete ? "" : ": ",
 		b->reason, b->nsamples, b->vm->run_s, b->console_log);
 	fflush(o->f);
@@ -467,7 +488,7 @@ int cli_ab(int argc, char **argv)
 	const char *uris[8], *plan = NULL, *arch = NULL, *accel = "tcg";
 	unsigned int nhosts = 0, capacity = 1, budget = 10, pairs = 2, i;
 	unsigned long long seed;
-	enum vm_accel acc;
+	enum arch_accel acc;
 	char *end;
 	int opt, have_seed = 0, ret = CLI_FAILED;
 
@@ -478,10 +499,10 @@ int cli_ab(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'b':
-			spec.kernel[SCHEDULE_BASE] = optarg;
+			spec.kernel[ANALYZE_BASE] = optarg;
 			break;
 		case 'p':
-			spec.kernel[SCHEDULE_PATCHED] = optarg;
+			spec.kernel[ANALYZE_PATCHED] = optarg;
 			break;
 		case 'i':
 			spec.initrd[0] = spec.initrd[1] = optarg;
@@ -538,8 +559,8 @@ int cli_ab(int argc, char **argv)
 	if (optind != argc || !spec.kernel[0] || !spec.kernel[1] ||
 	    !spec.initrd[0] || !arch || !plan || !spec.log_dir)
 		return cli_usage("ab");
-	if (vm_arch_parse(arch, &spec.arch) < 0 ||
-	    vm_accel_parse(accel, &acc) < 0)
+	if (parse_arch(arch, &spec.arch) < 0 ||
+	    parse_accel(accel, &acc) < 0)
 		return CLI_USAGE;
 	if (!have_seed && getrandom(&seed, sizeof(seed), 0) !=
 	    (ssize_t)sizeof(seed))
@@ -574,16 +595,16 @@ int cli_ab(int argc, char **argv)
 	printf("end: %s after %u rounds, %u boots (%u failed, %u retries)\n",
 	       runner_end_str(rep.end), rep.rounds, rep.boots,
 	       rep.failed_boots, rep.retries);
-	for (i = 0; i < rep.nmetrics; i++) {
-		const struct runner_metric *m = &rep.metrics[i];
+	for (i = 0; i < rep.set.n; i++) {
+		const struct analyze_metric *m = &rep.set.m[i];
 
-		if (!m->have_result)
+		if (!m->compared)
 			continue;
-		printf("%s: %s n=%zu/%zu change %+.2f%% CI [%+.2f%%, "
-		       "%+.2f%%] p=%.3g\n", m->key,
-		       stats_verdict_str(m->result.verdict), m->n[0], m->n[1],
-		       100 * m->result.change, 100 * m->result.ci_lo,
-		       100 * m->result.ci_hi, m->result.p);
+		printf("%s %s %s: %s n=%zu/%zu change %+.2f%% CI [%+.2f%%, "
+		       "%+.2f%%] p=%.3g\n", m->workload, m->metric, m->params,
+		       stats_verdict_str(m->r.verdict), m->n[0], m->n[1],
+		       100 * m->r.change, 100 * m->r.ci_lo, 100 * m->r.ci_hi,
+		       m->r.p);
 	}
 	for (i = 0; i < nhosts; i++)
 		printf("host %s: %s\n", uris[i],

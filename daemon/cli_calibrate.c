@@ -35,6 +35,8 @@
 
 #include <jansson.h>
 
+#include "alloc.h"
+#include "arch.h"
 #include "build.h"
 #include "calibrate.h"
 #include "cli.h"
@@ -46,6 +48,7 @@
 #include "fs.h"
 #include "guest_image.h"
 #include "log.h"
+#include "options.h"
 #include "plan.h"
 #include "plan_file.h"
 #include "strbuf.h"
@@ -199,7 +202,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 static void design_of(const struct config *cfg, const struct opts *o,
 		      struct calib_design *d)
 {
-	calibrate_design(cfg, d);
+	options_calib_design(cfg, d);
 	if (o->budget > 0)
 		d->budget = (size_t)o->budget;
 	if (o->simulations >= 0)
@@ -275,7 +278,7 @@ static void print_json(const struct about *a, const struct calib_design *d,
 		for (j = 0; j < data->nm; j++)
 			json_array_append_new(v, num_or_null(b->v[j]));
 		json_array_append_new(boots, json_pack("{s:i,s:s,s:o,s:o}",
-			"seq", (int)b->seq, "side", schedule_side_str(b->side),
+			"seq", (int)b->seq, "side", analyze_side_str(b->side),
 			"ms", num_or_null(b->ms), "v", v));
 	}
 	doc = json_pack("{s:s?,s:s?,s:s?,s:s?,s:s?,s:s?,s:o,s:I,s:i,s:i,s:i,"
@@ -404,18 +407,14 @@ static int report(const struct about *a, const struct calib_design *d,
 		  const struct opts *o)
 {
 	struct calib_shift *shift[MAX_CHANGES] = { NULL };
-	double *thr = calloc(data->nm + 1, sizeof(*thr));
+	double *thr = xcalloc(data->nm + 1, sizeof(*thr));
 	size_t i, j, runs = d->simulations ? d->simulations : 200;
 	int ret = 0;
 
-	if (!thr)
-		die("calibrate", "out of memory");
 	for (i = 0; i < data->nm; i++)
 		thr[i] = r[i].threshold;
 	for (j = 0; j < o->nchanges; j++) {
-		shift[j] = calloc(data->nm + 1, sizeof(**shift));
-		if (!shift[j])
-			die("calibrate", "out of memory");
+		shift[j] = xcalloc(data->nm + 1, sizeof(**shift));
 		if (calib_shift(data, d, thr, o->changes[j], runs, shift[j]))
 			ret = -1;
 	}
@@ -466,7 +465,7 @@ static int read_replay(const char *path, struct calib_data *data,
 		    json_array_size(metrics) ||
 		    calib_data_new_boot(data, (unsigned int)json_integer_value(
 			json_object_get(b, "seq")), strcmp(side, "base") ?
-			SCHEDULE_PATCHED : SCHEDULE_BASE, json_number_value(
+			ANALYZE_PATCHED : ANALYZE_BASE, json_number_value(
 			json_object_get(b, "ms")), &k))
 			return error("calibrate", "%s: boot %zu: not one "
 				     "value per metric", path, i);
@@ -480,7 +479,7 @@ static int read_replay(const char *path, struct calib_data *data,
 				continue;
 			p = json_object_get(m, "params");
 			params = json_is_string(p) ?
-				 strdup(json_string_value(p)) :
+				 xstrdup(json_string_value(p)) :
 				 json_dumps(p, JSON_COMPACT | JSON_SORT_KEYS);
 			if (!params)
 				die("calibrate", "out of memory");
@@ -520,9 +519,7 @@ static int replay(const struct opts *o, const struct config *cfg)
 	a.seed = o->seed;
 	if (read_replay(o->replay, &data, &a, &doc))
 		goto out;
-	r = calloc(data.nm + 1, sizeof(*r));
-	if (!r)
-		die("calibrate", "out of memory");
+	r = xcalloc(data.nm + 1, sizeof(*r));
 	if (calib_compute(&data, &d, r) || report(&a, &d, &data, r, o))
 		goto out;
 	ret = CLI_OK;
@@ -538,7 +535,7 @@ static void progress(void *opaque, const struct runner_boot *b)
 	const struct opts *o = opaque;
 
 	fprintf(o->json ? stderr : stdout, "boot %u %s attempt %d on %s: "
-		"%s%s%s (%.1f s)\n", b->order, schedule_side_str(b->side),
+		"%s%s%s (%.1f s)\n", b->order, analyze_side_str(b->side),
 		b->attempt, b->host, b->complete ? "ok" : "failed",
 		b->complete ? "" : ": ", b->reason,
 		b->vm->create_s + b->vm->run_s);
@@ -547,12 +544,13 @@ static void progress(void *opaque, const struct runner_boot *b)
 
 /* The configured host of -c CONFIG with this URI and arch, or NULL. */
 static const struct config_host *configured(const struct config *cfg,
-					    const char *uri, int arch)
+					    const char *uri,
+					    const struct arch *arch)
 {
 	size_t i;
 
 	for (i = 0; i < cfg->n_hosts; i++)
-		if ((int)cfg->hosts[i].arch == arch &&
+		if (cfg->hosts[i].arch == arch &&
 		    !strcmp(cfg->hosts[i].uri, uri))
 			return &cfg->hosts[i];
 	return NULL;
@@ -565,8 +563,8 @@ static int kernel_of(struct db *db, const struct opts *o, const char *arch,
 	int rc;
 
 	if (!db) {
-		*kernel = strdup(o->kernel);
-		return *kernel ? 0 : -1;
+		*kernel = xstrdup(o->kernel);
+		return 0;
 	}
 	if (o->kernel) {
 		rc = db_calib_build_of(db, o->kernel, build_id);
@@ -574,7 +572,7 @@ static int kernel_of(struct db *db, const struct opts *o, const char *arch,
 			error("calibrate", "%s: not a build of the "
 			      "configuration's database (without -c nothing "
 			      "is stored and any kernel will do)", o->kernel);
-		*kernel = rc ? NULL : strdup(o->kernel);
+		*kernel = rc ? NULL : xstrdup(o->kernel);
 		return rc ? -1 : 0;
 	}
 	rc = db_calib_base(db, arch, build_id, kernel);
@@ -596,8 +594,8 @@ static int boot(const struct opts *o, const struct config *cfg)
 	struct strbuf err = STRBUF_INIT, dir = STRBUF_INIT;
 	struct about a;
 	struct db *db = NULL;
-	enum config_arch carch;
-	enum vm_accel accel = VM_ACCEL_TCG;
+	const struct arch *arch;
+	enum arch_accel accel = ARCH_TCG;
 	char *kernel = NULL, *initrd = NULL;
 	char tmp[] = "/tmp/kregress-calib-XXXXXX";
 	int ret = CLI_FAILED;
@@ -606,15 +604,14 @@ static int boot(const struct opts *o, const struct config *cfg)
 	memset(&host, 0, sizeof(host));
 	memset(&a, 0, sizeof(a));
 	calibrate_outcome_init(&out);
-	if (config_arch_parse(o->arch, &carch) ||
-	    vm_arch_parse(o->arch, &host.sched.arch) ||
-	    (o->accel && vm_accel_parse(o->accel, &accel))) {
+	arch = arch_find(o->arch);
+	if (!arch || (o->accel && arch_accel_parse(o->accel, &accel))) {
 		error("calibrate", "%s %s: not an arch and accel", o->arch,
 		      o->accel ? o->accel : "");
 		return CLI_USAGE;
 	}
 	if (o->config) {
-		ch = configured(cfg, o->host, carch);
+		ch = configured(cfg, o->host, arch);
 		if (!ch) {
 			error("calibrate", "%s: not a host of arch %s in %s",
 			      o->host, o->arch, o->config);
@@ -622,30 +619,29 @@ static int boot(const struct opts *o, const struct config *cfg)
 		}
 		if (db_open(cfg->database, &db) ||
 		    db_run_host_sync(db, ch->name, ch->uri, o->arch,
-				     config_accel_str(ch->accel), ch->capacity,
+				     arch_accel_str(ch->accel), ch->capacity,
 				     &dh))
 			goto out;
 		if (!o->accel && !strcmp(dh.accel, "kvm"))
-			accel = VM_ACCEL_KVM;
+			accel = ARCH_KVM;
 	} else if (!o->kernel) {
 		error("calibrate", "without -c CONFIG, --kernel is required");
 		ret = CLI_USAGE;
 		goto out;
 	}
 	if (o->plan ? plan_file_load(&pf, o->plan, &err) :
-	    plan_file_load_configured(&pf, cfg, carch, accel == VM_ACCEL_KVM,
-				      &err)) {
+	    plan_file_load_configured(&pf, cfg, arch, accel, &err)) {
 		error("calibrate", "%s", err.buf);
 		goto out;
 	}
 	if (pf.plan->clock == PLAN_CLOCK_INSTRUCTIONS &&
-	    accel != VM_ACCEL_TCG) {
+	    accel != ARCH_TCG) {
 		error("calibrate", "%s: instruction time needs --accel tcg",
 		      pf.path);
 		goto out;
 	}
 	if (kernel_of(db, o, o->arch, &kernel, &spec.build_id) ||
-	    guest_initramfs(o->arch, build_cache_dir(), &initrd))
+	    guest_initramfs(arch, cfg->cache_dir, &initrd))
 		goto out;
 	if (!o->have_seed && getrandom(&spec.seed, sizeof(spec.seed), 0) !=
 	    (ssize_t)sizeof(spec.seed)) {
@@ -662,7 +658,7 @@ static int boot(const struct opts *o, const struct config *cfg)
 		dd.host_id = dh.id;
 		dd.build_id = spec.build_id;
 		dd.arch = o->arch;
-		dd.accel = vm_accel_str(accel);
+		dd.accel = arch_accel_str(accel);
 		dd.clock = plan_clock_str(pf.plan->clock);
 		dd.plan = pf.cmdline.buf;
 		dd.reason = "by hand";
@@ -695,6 +691,7 @@ static int boot(const struct opts *o, const struct config *cfg)
 	if (vm_host_open(o->host, &host.vm))
 		goto fail;
 	host.sched.uri = o->host;
+	host.sched.arch = arch;
 	host.sched.accel = accel;
 	host.sched.capacity = ch && ch->capacity > 0 ?
 			      (unsigned int)ch->capacity : 1;
@@ -722,7 +719,7 @@ static int boot(const struct opts *o, const struct config *cfg)
 		goto out;
 	a.host = o->host;
 	a.arch = o->arch;
-	a.accel = vm_accel_str(accel);
+	a.accel = arch_accel_str(accel);
 	a.clock = plan_clock_str(pf.plan->clock);
 	a.plan = pf.cmdline.buf;
 	a.kernel = kernel;

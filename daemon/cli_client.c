@@ -20,6 +20,7 @@
 
 #include <jansson.h>
 
+#include "alloc.h"
 #include "cli.h"
 #include "cli_client.h"
 #include "client.h"
@@ -245,15 +246,15 @@ static long long num(json_t *obj, const char *key)
 	return json_integer_value(json_object_get(obj, key));
 }
 
-/* A series id as the commands take it: a positive decimal integer. */
-static int parse_id(const char *s, long long *id)
+/* An id as the commands take it (what: "series"): a positive integer. */
+static int parse_id(const char *s, const char *what, long long *id)
 {
 	char *end;
 
 	errno = 0;
 	*id = strtoll(s, &end, 10);
 	if (errno || *end || end == s || *id <= 0)
-		return error("kregress", "%s: not a series id", s);
+		return error("kregress", "%s: not a %s id", s, what);
 	return 0;
 }
 
@@ -434,6 +435,43 @@ static void print_run(const char *prefix, json_t *r)
 	       num(r, "analyzed") ? "" : " (not analyzed)");
 }
 
+/*
+ * "  mail 3:      regression to A <a@x> (smtp): sent, 1 attempt" per
+ * notification, the reason under it; a held one says how to release it;
+ * then one line per patchwork check.
+ */
+static void print_notifications(json_t *s)
+{
+	json_t *n;
+	size_t i;
+
+	json_array_foreach(json_object_get(s, "notifications"), i, n) {
+		char label[32];
+
+		/* "  mail 12:" padded to the column of the other fields */
+		snprintf(label, sizeof(label), "  mail %lld:", num(n, "id"));
+		printf("%-14s %s%s to %s (%s): %s, %lld attempt%s\n", label,
+		       str(n, "kind"), strcmp(str(n, "role"), "moderation") ?
+		       "" : " (moderation copy)", str(n, "recipients"),
+		       !strcmp(str(n, "transport"), "outbox") ? "outbox" :
+		       "smtp", str(n, "status"), num(n, "attempts"),
+		       num(n, "attempts") == 1 ? "" : "s");
+		if (*str(n, "path"))
+			printf("               %s\n", str(n, "path"));
+		if (*str(n, "status_reason"))
+			printf("               %s\n", str(n, "status_reason"));
+		if (!strcmp(str(n, "status"), "held"))
+			printf("               release it with: kregress "
+			       "report release %lld\n", num(n, "id"));
+	}
+	json_array_foreach(json_object_get(s, "checks"), i, n)
+		printf("  check:       patch %lld %s: %s%s%s%s\n",
+		       num(n, "patch_id"), str(n, "context"), str(n, "state"),
+		       strcmp(str(n, "state"), str(n, "posted")) ?
+		       " (not posted yet)" : "", *str(n, "last_error") ?
+		       ": " : "", str(n, "last_error"));
+}
+
 /* The series' versions: the one before it, the one that superseded it. */
 static void print_versions(json_t *s)
 {
@@ -507,6 +545,7 @@ static void print_series(json_t *s)
 	printf("  comparisons: %zu (kregress results %lld)\n",
 	       json_array_size(json_object_get(s, "comparisons")),
 	       num(s, "id"));
+	print_notifications(s);
 	strbuf_release(&boots);
 }
 
@@ -522,13 +561,13 @@ int cli_status(int argc, char **argv)
 	if (parse_opts(argc, argv, &o) || argc - o.optind > 1)
 		return cli_usage("status");
 	if (argc - o.optind == 1) {
-		if (parse_id(argv[o.optind], &id))
+		if (parse_id(argv[o.optind], "series", &id))
 			return CLI_USAGE;
 		strbuf_addf(&path, "/api/v1/series/%lld", id);
 	} else {
 		strbuf_addstr(&path, "/api/v1/series");
 		if (o.before) {
-			if (parse_id(o.before, &id)) {
+			if (parse_id(o.before, "series", &id)) {
 				ret = CLI_USAGE;
 				goto out;
 			}
@@ -634,7 +673,7 @@ int cli_watch(int argc, char **argv)
 
 	if (parse_opts(argc, argv, &o) || argc - o.optind != 1)
 		return cli_usage("watch");
-	if (parse_id(argv[o.optind], &id))
+	if (parse_id(argv[o.optind], "series", &id))
 		return CLI_USAGE;
 	strbuf_addf(&path, "/api/v1/series/%lld", id);
 	r.path = path.buf;
@@ -813,7 +852,7 @@ static void print_comparison(json_t *c, double min_threshold)
 	if (json_is_object(params) && json_object_size(params))
 		ptext = json_dumps(params, JSON_COMPACT | JSON_SORT_KEYS);
 	else if (json_is_string(params) && strcmp(str(c, "params"), "{}"))
-		ptext = strdup(str(c, "params"));
+		ptext = xstrdup(str(c, "params"));
 	if (ptext)
 		printf("      params %s\n", ptext);
 	free(ptext);
@@ -984,12 +1023,46 @@ int cli_results(int argc, char **argv)
 
 	if (parse_opts(argc, argv, &o) || argc - o.optind != 1)
 		return cli_usage("results");
-	if (parse_id(argv[o.optind], &id))
+	if (parse_id(argv[o.optind], "series", &id))
 		return CLI_USAGE;
 	strbuf_addf(&path, "/api/v1/series/%lld", id);
 	r.path = path.buf;
 	if (!call(&o, &r, 0, &doc))
 		ret = cli_results_print(doc, id, o.json);
+	json_decref(doc);
+	strbuf_release(&path);
+	return ret;
+}
+
+int cli_report_release(int argc, char **argv)
+{
+	struct client_request r = { .method = "POST" };
+	struct strbuf path = STRBUF_INIT;
+	json_t *doc = NULL;
+	struct opts o;
+	long long id;
+	int ret = CLI_FAILED;
+
+	if (parse_opts(argc, argv, &o) || argc - o.optind != 1)
+		return cli_usage("report release");
+	if (parse_id(argv[o.optind], "notification", &id))
+		return CLI_USAGE;
+	r.token = o.token ? o.token : getenv("KREGRESS_TOKEN");
+	if (!r.token || !*r.token) {
+		error("kregress", "report release needs a token: --token "
+		      "TOKEN or KREGRESS_TOKEN");
+		return CLI_USAGE;
+	}
+	strbuf_addf(&path, "/api/v1/notifications/%lld/release", id);
+	r.path = path.buf;
+	if (call(&o, &r, o.json, &doc))
+		goto out;
+	if (!o.json)
+		printf("notification %lld of series %lld released; the report "
+		       "stage sends it (kregress status %lld)\n", id,
+		       num(doc, "series"), num(doc, "series"));
+	ret = CLI_OK;
+out:
 	json_decref(doc);
 	strbuf_release(&path);
 	return ret;

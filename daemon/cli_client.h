@@ -1,6 +1,7 @@
 /*
- * cli_client.h - kregress submit, status, watch and results: the CLI
- * commands that talk to kregressd's JSON API through client.c.
+ * cli_client.h - kregress submit, status, watch, results and report
+ * release: the CLI commands that talk to kregressd's JSON API through
+ * client.c.
  */
 #ifndef KREGRESS_CLI_CLIENT_H
 #define KREGRESS_CLI_CLIENT_H
@@ -12,6 +13,8 @@ int cli_submit(int argc, char **argv);
 int cli_status(int argc, char **argv);
 int cli_watch(int argc, char **argv);
 int cli_results(int argc, char **argv);
+/* kregress report release ID: POST /api/v1/notifications/ID/release */
+int cli_report_release(int argc, char **argv);
 
 /*
  * Prints what "kregress results" shows of doc, a series as

@@ -28,6 +28,8 @@
 
 #include <jansson.h>
 
+#include "alloc.h"
+#include "analyze.h"
 #include "cli.h"
 #include "cli_compare.h"
 #include "log.h"
@@ -38,81 +40,56 @@
 #define COMPARE_MAX_VALUES	1000000		/* values per input file */
 #define COMPARE_MAX_METRICS	1000
 #define COMPARE_MAX_NAME	128
+#define COMPARE_MAX_UNIT	31	/* bytes of a unit kept */
 
-/* The values of one metric, from both sides. */
-struct metric {
-	char workload[COMPARE_MAX_NAME];
-	char name[COMPARE_MAX_NAME];
-	char unit[32];
-	enum stats_direction direction;
-	int has_direction;
-	double *v[2];		/* [0] base, [1] new */
-	size_t n[2], alloc[2];
-	struct stats_result r;
-	double p_holm, p_bh;
-	int adaptive;		/* --budget given: a look of the design */
-	size_t look_n;		/* samples per side at this look */
-	double look_alpha;
-	int stop;		/* the design's decision */
-};
-
-struct metric_set {
-	struct metric *m;
-	size_t n, alloc;
-};
-
-static void metric_set_release(struct metric_set *s)
+/*
+ * The metric (workload, name) of the set, added when new; NULL (logged)
+ * past COMPARE_MAX_METRICS.
+ */
+static struct analyze_metric *metric_get(struct analyze_set *s,
+					 const char *workload,
+					 const char *name)
 {
-	size_t i;
+	struct strbuf err = STRBUF_INIT;
+	struct analyze_metric *m;
 
-	for (i = 0; i < s->n; i++) {
-		free(s->m[i].v[0]);
-		free(s->m[i].v[1]);
-	}
-	free(s->m);
-	s->m = NULL;
-	s->n = s->alloc = 0;
-}
-
-static struct metric *metric_get(struct metric_set *s, const char *workload,
-				 const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < s->n; i++)
-		if (!strcmp(s->m[i].workload, workload) &&
-		    !strcmp(s->m[i].name, name))
-			return &s->m[i];
-	if (s->n >= COMPARE_MAX_METRICS) {
+	m = analyze_metric_get(s, workload, name, "{}", &err);
+	strbuf_release(&err);
+	if (!m || s->n > COMPARE_MAX_METRICS) {
 		error("compare", "more than %d metrics", COMPARE_MAX_METRICS);
 		return NULL;
 	}
-	if (s->n == s->alloc) {
-		s->alloc = s->alloc ? 2 * s->alloc : 8;
-		s->m = realloc(s->m, s->alloc * sizeof(*s->m));
-		if (!s->m)
-			die("compare", "out of memory");
-	}
-	memset(&s->m[s->n], 0, sizeof(s->m[s->n]));
-	snprintf(s->m[s->n].workload, COMPARE_MAX_NAME, "%s", workload);
-	snprintf(s->m[s->n].name, COMPARE_MAX_NAME, "%s", name);
-	return &s->m[s->n++];
+	return m;
 }
 
-static int metric_add(struct metric *m, int side, double v, const char *file)
+/* One boot's value; boots are numbered in the order of the file. */
+static int metric_add(struct analyze_metric *m, int side, double v,
+		      const char *file)
 {
 	if (m->n[side] >= COMPARE_MAX_VALUES)
 		return error("compare", "%s: more than %d values", file,
 			     COMPARE_MAX_VALUES);
-	if (m->n[side] == m->alloc[side]) {
-		m->alloc[side] = m->alloc[side] ? 2 * m->alloc[side] : 64;
-		m->v[side] = realloc(m->v[side],
-				     m->alloc[side] * sizeof(double));
-		if (!m->v[side])
-			die("compare", "out of memory");
-	}
-	m->v[side][m->n[side]++] = v;
+	analyze_metric_push(m, side, (long long)m->n[side], v);
 	return 0;
+}
+
+/* A look of the adaptive design --budget describes, for one metric. */
+struct look {
+	size_t n;		/* samples per side; 0: not adaptive */
+	int stop;		/* the design's decision */
+};
+
+static struct look look_of(const struct analyze_metric *m, size_t budget)
+{
+	struct look l = { 0, 0 };
+	struct stats_seq seq;
+
+	if (!budget)
+		return l;
+	l.n = m->n[0] < m->n[1] ? m->n[0] : m->n[1];
+	stats_seq_init(&seq, m->r.alpha, budget);
+	l.stop = l.n && stats_seq_should_stop(&seq, &m->r, l.n);
+	return l;
 }
 
 /* Parses a whole string as a finite number. */
@@ -131,10 +108,10 @@ static int parse_number(const char *s, double *out)
 	return 0;
 }
 
-static int read_lines(struct metric_set *s, int side, const char *file,
+static int read_lines(struct analyze_set *s, int side, const char *file,
 		      char *text)
 {
-	struct metric *m = metric_get(s, "", "value");
+	struct analyze_metric *m = metric_get(s, "", "value");
 	char *line, *save = NULL;
 	size_t lineno = 0;
 	double v;
@@ -171,7 +148,7 @@ static const char *json_str(json_t *o, const char *key, const char *def)
 	return json_is_string(v) ? json_string_value(v) : def;
 }
 
-static int read_json(struct metric_set *s, int side, const char *file,
+static int read_json(struct analyze_set *s, int side, const char *file,
 		     const char *text)
 {
 	json_error_t jerr;
@@ -191,7 +168,7 @@ static int read_json(struct metric_set *s, int side, const char *file,
 	for (i = 0; i < json_array_size(arr); i++) {
 		json_t *o = json_array_get(arr, i), *val;
 		const char *workload, *name, *unit, *dir;
-		struct metric *m;
+		struct analyze_metric *m;
 		double v;
 
 		if (!json_is_object(o)) {
@@ -224,16 +201,14 @@ static int read_json(struct metric_set *s, int side, const char *file,
 		m = metric_get(s, workload, name);
 		if (!m)
 			goto out;
-		if (unit)
-			snprintf(m->unit, sizeof(m->unit), "%s", unit);
-		if (dir) {
-			if (stats_direction_parse(dir, &m->direction) < 0) {
-				error("compare", "%s: sample %zu: direction "
-				      "'%s' is not lower or higher", file, i,
-				      dir);
-				goto out;
-			}
-			m->has_direction = 1;
+		if (unit) {
+			free(m->unit);
+			m->unit = xstrndup(unit, COMPARE_MAX_UNIT);
+		}
+		if (dir && stats_direction_parse(dir, &m->direction) < 0) {
+			error("compare", "%s: sample %zu: direction '%s' is "
+			      "not lower or higher", file, i, dir);
+			goto out;
 		}
 		if (metric_add(m, side, v, file) < 0)
 			goto out;
@@ -244,7 +219,7 @@ out:
 	return ret;
 }
 
-static int read_side(struct metric_set *s, int side, const char *file)
+static int read_side(struct analyze_set *s, int side, const char *file)
 {
 	struct strbuf sb = STRBUF_INIT;
 	const char *p;
@@ -335,14 +310,15 @@ static json_t *json_pair(double a, double b)
 	return arr;
 }
 
-static json_t *metric_json(const struct metric *m,
-			   const struct stats_opts *o)
+static json_t *metric_json(const struct analyze_metric *m,
+			   const struct stats_opts *o, size_t budget)
 {
 	const struct stats_result *r = &m->r;
+	struct look l = look_of(m, budget);
 	json_t *j = json_object(), *flags = json_array(), *x;
 
 	json_object_set_new(j, "workload", json_string(m->workload));
-	json_object_set_new(j, "metric", json_string(m->name));
+	json_object_set_new(j, "metric", json_string(m->metric));
 	json_object_set_new(j, "unit", json_string(m->unit));
 	json_object_set_new(j, "direction",
 			    json_string(stats_direction_str(m->direction)));
@@ -359,7 +335,7 @@ static json_t *metric_json(const struct metric *m,
 	json_object_set_new(j, "ci", json_pair(r->ci_lo, r->ci_hi));
 	json_num(j, "p", r->p);
 	json_num(j, "p_holm", m->p_holm);
-	json_num(j, "p_bh", m->p_bh);
+	json_num(j, "p_bh", m->p_adjusted);
 	json_num(j, "alpha", r->alpha);
 	json_num(j, "threshold", o->threshold);
 	json_object_set_new(j, "verdict",
@@ -370,11 +346,11 @@ static json_t *metric_json(const struct metric *m,
 		json_array_append_new(flags, json_string("suspicious"));
 	json_object_set_new(j, "flags", flags);
 	json_object_set_new(j, "why", json_string(r->why));
-	if (m->adaptive) {
+	if (l.n) {
 		x = json_object();
-		json_object_set_new(x, "n", json_integer(m->look_n));
-		json_num(x, "look_alpha", m->look_alpha);
-		json_object_set_new(x, "next", json_string(m->stop ? "stop" :
+		json_object_set_new(x, "n", json_integer(l.n));
+		json_num(x, "look_alpha", r->alpha);
+		json_object_set_new(x, "next", json_string(l.stop ? "stop" :
 							    "continue"));
 		json_object_set_new(j, "adaptive", x);
 	}
@@ -427,15 +403,15 @@ static json_t *metric_json(const struct metric *m,
 }
 
 /* Replays the looks at step, 2 step, ... before n; returns n's alpha. */
-static double look_alpha(double alpha, size_t budget, size_t step, size_t n,
-			 struct stats_seq *seq)
+static double look_alpha(double alpha, size_t budget, size_t step, size_t n)
 {
+	struct stats_seq seq;
 	size_t l;
 
-	stats_seq_init(seq, alpha, budget);
+	stats_seq_init(&seq, alpha, budget);
 	for (l = step; l < n && l < budget; l += step)
-		stats_seq_look(seq, l);
-	return stats_seq_look(seq, n);
+		stats_seq_look(&seq, l);
+	return stats_seq_look(&seq, n);
 }
 
 static void print_pct(char *buf, size_t len, double v)
@@ -447,7 +423,7 @@ static void print_pct(char *buf, size_t len, double v)
 }
 
 /* The cross-checks of one metric, for the line under it. */
-static void print_checks(const struct metric *m)
+static void print_checks(const struct analyze_metric *m)
 {
 	const struct stats_result *r = &m->r;
 	const char *sep = " ";
@@ -478,8 +454,8 @@ static void print_checks(const struct metric *m)
 	printf("\n");
 }
 
-static void print_table(const struct metric_set *s,
-			const struct stats_opts *o)
+static void print_table(const struct analyze_set *s,
+			const struct stats_opts *o, size_t budget)
 {
 	int summary = s->n && !strcmp(s->m[0].r.test, "welch-summary");
 	size_t i;
@@ -490,14 +466,15 @@ static void print_table(const struct metric_set *s,
 	       summary ? "change" : "HL change", "CI", "p", "p(Holm)",
 	       "verdict");
 	for (i = 0; i < s->n; i++) {
-		const struct metric *m = &s->m[i];
+		const struct analyze_metric *m = &s->m[i];
 		const struct stats_result *r = &m->r;
+		struct look l = look_of(m, budget);
 		char name[2 * COMPARE_MAX_NAME + 2], n[24], ch[16];
 		char lo[16], hi[16], ci[40];
 		char p[16] = "-", ph[16] = "-";
 
 		snprintf(name, sizeof(name), "%s%s%s", m->workload,
-			 *m->workload ? "/" : "", m->name);
+			 *m->workload ? "/" : "", m->metric);
 		snprintf(n, sizeof(n), "%zu/%zu", r->n_base, r->n_new);
 		print_pct(ch, sizeof(ch), r->change);
 		print_pct(lo, sizeof(lo), r->ci_lo);
@@ -517,10 +494,10 @@ static void print_table(const struct metric_set *s,
 		       r->flags & STATS_FLAG_SUSPICIOUS ? " suspicious" : "");
 		if (*r->why)
 			printf("    %s\n", r->why);
-		if (m->adaptive)
-			printf("    adaptive: look at %zu per side, alpha %.4g: "
-			       "%s\n", m->look_n, m->look_alpha,
-			       m->stop ? "stop" : "continue, add boots");
+		if (l.n)
+			printf("    adaptive: look at %zu per side, alpha "
+			       "%.4g: %s\n", l.n, r->alpha,
+			       l.stop ? "stop" : "continue, add boots");
 		if (r->have_hl)
 			printf("    Mann-Whitney U %g (%s null); the CI is the "
 			       "pairs ranked %zu from the bottom and %zu from "
@@ -546,38 +523,10 @@ static void print_table(const struct metric_set *s,
 	printf("%s; T = %.3g%%, alpha = %g",
 	       s->n ? stats_direction_str(s->m[0].direction) : "",
 	       o->threshold * 100, o->alpha);
-	if (s->n && s->m[0].adaptive)
+	if (s->n && look_of(&s->m[0], budget).n)
 		printf(" overall; test and CI at the look's alpha\n");
 	else
 		printf(", CI level %g%%\n", (1 - o->alpha) * 100);
-}
-
-static void adjust(struct metric_set *s)
-{
-	double *p = calloc(s->n + 1, sizeof(*p)), *h, *b;
-	size_t *idx = calloc(s->n + 1, sizeof(*idx)), k = 0, i;
-
-	h = calloc(s->n + 1, sizeof(*h));
-	b = calloc(s->n + 1, sizeof(*b));
-	if (!p || !idx || !h || !b)
-		die("compare", "out of memory");
-	for (i = 0; i < s->n; i++) {
-		s->m[i].p_holm = s->m[i].p_bh = NAN;
-		if (isfinite(s->m[i].r.p)) {
-			p[k] = s->m[i].r.p;
-			idx[k++] = i;
-		}
-	}
-	stats_holm(p, k, h);
-	stats_bh(p, k, b);
-	for (i = 0; i < k; i++) {
-		s->m[idx[i]].p_holm = h[i];
-		s->m[idx[i]].p_bh = b[i];
-	}
-	free(p);
-	free(idx);
-	free(h);
-	free(b);
 }
 
 static int parse_double_opt(const char *opt, const char *arg, double lo,
@@ -607,7 +556,7 @@ int cli_compare(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *base_sum = NULL, *new_sum = NULL;
-	struct metric_set set = { NULL, 0, 0 };
+	struct analyze_set set;
 	struct stats_opts o;
 	int c, json = 0, ret = CLI_FAILED, dir_set = 0;
 	size_t budget = 0, step = 5;
@@ -615,6 +564,7 @@ int cli_compare(int argc, char **argv)
 	size_t i;
 
 	stats_opts_init(&o);
+	analyze_set_init(&set);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
@@ -688,7 +638,7 @@ int cli_compare(int argc, char **argv)
 
 	if (base_sum || new_sum) {
 		struct stats_summary sb, sn;
-		struct metric *m;
+		struct analyze_metric *m;
 
 		if (!base_sum || !new_sum || optind != argc || budget)
 			return cli_usage("compare");
@@ -711,37 +661,33 @@ int cli_compare(int argc, char **argv)
 		    read_side(&set, 1, argv[optind + 1]) < 0)
 			goto out;
 		for (i = 0; i < set.n; i++) {
-			struct metric *m = &set.m[i];
+			struct analyze_metric *m = &set.m[i];
 			struct stats_opts mo = o;
-			struct stats_seq seq;
+			size_t n = m->n[0] < m->n[1] ? m->n[0] : m->n[1];
 
-			if (!m->has_direction || dir_set)
+			/* Without --direction: the samples' own, else
+			 * lower (o's default). */
+			if (dir_set)
 				m->direction = o.direction;
 			mo.direction = m->direction;
-			m->look_n = m->n[0] < m->n[1] ? m->n[0] : m->n[1];
-			m->adaptive = budget && m->look_n;
-			if (m->adaptive) {
-				m->look_alpha = look_alpha(o.alpha, budget,
-							   step, m->look_n,
-							   &seq);
-				mo.alpha = m->look_alpha;
-			}
+			if (budget && n)
+				mo.alpha = look_alpha(o.alpha, budget, step,
+						      n);
 			if (stats_compare_samples(m->v[0], m->n[0], m->v[1],
 						  m->n[1], &mo, &m->r) < 0)
 				goto out;
-			if (m->adaptive)
-				m->stop = stats_seq_should_stop(&seq, &m->r,
-								m->look_n);
 		}
 	}
-	adjust(&set);
+	/* Holm into p_holm, Benjamini-Hochberg into p_adjusted. */
+	analyze_adjust(&set, 1, ANALYZE_FDR_BH);
 
 	if (json) {
 		json_t *root = json_object(), *arr = json_array();
 		char *text;
 
 		for (i = 0; i < set.n; i++)
-			json_array_append_new(arr, metric_json(&set.m[i], &o));
+			json_array_append_new(arr, metric_json(&set.m[i], &o,
+							       budget));
 		json_object_set_new(root, "comparisons", arr);
 		text = json_dumps(root, JSON_INDENT(2) |
 				  JSON_REAL_PRECISION(10));
@@ -751,10 +697,10 @@ int cli_compare(int argc, char **argv)
 		free(text);
 		json_decref(root);
 	} else {
-		print_table(&set, &o);
+		print_table(&set, &o, budget);
 	}
 	ret = CLI_OK;
 out:
-	metric_set_release(&set);
+	analyze_set_release(&set);
 	return ret;
 }

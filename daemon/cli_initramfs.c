@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "cli.h"
 #include "cli_initramfs.h"
 #include "initramfs.h"
@@ -28,13 +29,11 @@ int cli_initramfs(int argc, char **argv)
 		{ "plan", required_argument, NULL, 'p' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct initramfs_list *l = malloc(sizeof(*l));
+	struct initramfs_list *l = xmalloc(sizeof(*l));
 	const char *out = NULL, *cache = NULL;
 	char *path = NULL;
 	int c, gzip = 0, ret = CLI_FAILED;
 
-	if (!l)
-		return CLI_FAILED;
 	initramfs_list_init(l);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -57,11 +56,9 @@ int cli_initramfs(int argc, char **argv)
 	if (!out == !cache)
 		goto usage;
 	for (; optind < argc; optind++) {
-		char *spec = strdup(argv[optind]), *dst, *mode;
+		char *spec = xstrdup(argv[optind]), *dst, *mode;
 		unsigned long m = 0644;
 
-		if (!spec)
-			goto out;
 		dst = strchr(spec, ':');
 		if (!dst) {
 			free(spec);

@@ -15,6 +15,7 @@
 
 #include <jansson.h>
 
+#include "alloc.h"
 #include "cli.h"
 #include "cli_series.h"
 #include "fetch.h"
@@ -260,9 +261,7 @@ int cli_series_parse(int argc, char **argv)
 			json = 1;
 			break;
 		case 'a':
-			allow = realloc(allow, (nr_allow + 2) * sizeof(*allow));
-			if (!allow)
-				die("series", "out of memory");
+			allow = xrealloc(allow, (nr_allow + 2) * sizeof(*allow));
 			allow[nr_allow++] = optarg;
 			allow[nr_allow] = NULL;
 			break;

@@ -29,6 +29,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "alloc.h"
+#include "build.h"
 #include "config.h"
 #include "log.h"
 #include "plan.h"
@@ -40,36 +42,27 @@
 #define NAME_MAX_LEN	64
 #define PATH_DEPTH_MAX	16	/* of path_at(); deeper is not named */
 
-static const char *const arch_names[] = { "x86_64", "arm64" };
-static const char *const accel_names[] = { "auto", "kvm", "tcg" };
 static const char *const policy_names[] = { "outbox", "moderate", "list" };
+static const char *const mail_to_names[] = { "outbox", "moderation",
+					      "author", "thread" };
 
-const char *config_arch_str(enum config_arch arch)
+const struct config_arch_cfg *config_arch_get(const struct config *cfg,
+					      const struct arch *a)
 {
-	return (unsigned)arch < CONFIG_ARCH_COUNT ? arch_names[arch] : "?";
-}
+	const struct config_arch_cfg *ac = &cfg->arches[arch_index(a)];
 
-int config_arch_parse(const char *name, enum config_arch *arch)
-{
-	int i;
-
-	for (i = 0; i < CONFIG_ARCH_COUNT; i++)
-		if (!strcmp(name, arch_names[i])) {
-			*arch = i;
-			return 0;
-		}
-	return -1;
-}
-
-const char *config_accel_str(enum config_accel accel)
-{
-	return (unsigned)accel <= CONFIG_ACCEL_TCG ? accel_names[accel] : "?";
+	return ac->arch ? ac : NULL;
 }
 
 const char *config_mail_policy_str(enum config_mail_policy policy)
 {
 	return (unsigned)policy <= CONFIG_MAIL_LIST ? policy_names[policy] :
 	       "?";
+}
+
+const char *config_mail_to_str(enum config_mail_to to)
+{
+	return (unsigned)to <= CONFIG_MAIL_TO_THREAD ? mail_to_names[to] : "?";
 }
 
 /* Where the validator is, and the first error. */
@@ -121,24 +114,6 @@ static void pop(struct cctx *c, size_t len)
 {
 	c->path.len = len;
 	c->path.buf[len] = '\0';
-}
-
-static char *xstrdup(const char *s)
-{
-	char *d = strdup(s);
-
-	if (!d)
-		die("config", "out of memory");
-	return d;
-}
-
-static void *xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n ? n : 1, size);
-
-	if (!p)
-		die("config", "out of memory");
-	return p;
 }
 
 static char *resolve_path(struct cctx *c, const char *p)
@@ -717,45 +692,49 @@ out:
 	return ret;
 }
 
+/* "unknown architecture (\"x86_64\" or \"arm64\")" at the current key. */
+static void unknown_arch(struct cctx *c)
+{
+	struct strbuf names = STRBUF_INIT;
+
+	arch_names(&names, "\"");
+	cerr(c, "unknown architecture (%s)", names.buf);
+	strbuf_release(&names);
+}
+
 static int load_arches(struct cctx *c, json_t *root, struct config *cfg)
 {
 	static const char *const keys[] = { "base_config", "fragments",
 					    "make_jobs", "cross_compile",
 					    NULL };
 	static const char *const bases[] = { "tinyconfig", "defconfig" };
-	static const char *const cross_default[] = {
-		[CONFIG_ARCH_X86_64] = "",
-		[CONFIG_ARCH_ARM64] = "aarch64-linux-gnu-",
-	};
 	json_t *obj = json_object_get(root, "arches"), *a, *empty;
 	size_t len = push_key(c, "arches"), alen;
+	const struct arch *arch;
 	const char *key;
-	int i, base, ret = -1;
+	int base, ret = -1;
 
 	if (obj && !json_is_object(obj)) {
 		cerr(c, "expected an object, not %s", json_type_str(obj));
 		goto out;
 	}
 	json_object_foreach(obj, key, a) {
-		enum config_arch arch;
-
-		if (config_arch_parse(key, &arch)) {
+		if (!arch_find(key)) {
 			alen = push_key(c, key);
-			cerr(c, "unknown architecture (\"x86_64\" or "
-			     "\"arm64\")");
+			unknown_arch(c);
 			goto out;
 		}
 	}
-	/* Absent: both arches with defaults; present: only those listed. */
-	for (i = 0; i < CONFIG_ARCH_COUNT; i++) {
-		struct config_arch_cfg *ac = &cfg->arches[i];
+	/* Absent: every arch with defaults; present: only those listed. */
+	for (arch = arch_table; arch->name; arch++) {
+		struct config_arch_cfg *ac = &cfg->arches[arch_index(arch)];
 
-		a = obj ? json_object_get(obj, arch_names[i]) : NULL;
+		a = obj ? json_object_get(obj, arch->name) : NULL;
 		if (obj && !a)
 			continue;
 		empty = a ? NULL : json_object();
-		cfg->has_arch[i] = 1;
-		alen = push_key(c, arch_names[i]);
+		ac->arch = arch;
+		alen = push_key(c, arch->name);
 		if (check_object(c, a ? a : empty, keys) ||
 		    get_enum(c, a ? a : empty, "base_config", bases, 2, 0,
 			     &base) ||
@@ -764,7 +743,7 @@ static int load_arches(struct cctx *c, json_t *root, struct config *cfg)
 		    get_int(c, a ? a : empty, "make_jobs", 1, 256, 2,
 			    &ac->make_jobs) ||
 		    get_string(c, a ? a : empty, "cross_compile", 0,
-			       cross_default[i], &ac->cross_compile)) {
+			       arch->cross_compile, &ac->cross_compile)) {
 			json_decref(empty);
 			goto out;
 		}
@@ -778,13 +757,45 @@ out:
 	return ret;
 }
 
+/* The first configured arch: the embedded default host's. */
+static const struct arch *first_arch(const struct config *cfg)
+{
+	const struct arch *a;
+
+	for (a = arch_table; a->name; a++)
+		if (config_arch_get(cfg, a))
+			return a;
+	return arch_table;
+}
+
+/* A host's "arch" (required): one of the table's names. */
+static int get_arch(struct cctx *c, json_t *obj, const struct arch **out)
+{
+	struct strbuf names = STRBUF_INIT;
+	char *s = NULL;
+	size_t len;
+
+	if (get_string(c, obj, "arch", 1, NULL, &s))
+		return -1;
+	*out = arch_find(s);
+	if (!*out) {
+		arch_names(&names, "\"");
+		len = push_key(c, "arch");
+		cerr(c, "\"%s\" is not one of %s", s, names.buf);
+		pop(c, len);
+		strbuf_release(&names);
+	}
+	free(s);
+	return *out ? 0 : -1;
+}
+
 static int load_hosts(struct cctx *c, json_t *root, struct config *cfg)
 {
 	static const char *const keys[] = { "name", "uri", "arch", "accel",
 					    "capacity", NULL };
 	json_t *arr, *h;
 	size_t i, j, len, ilen;
-	int arch, accel, ret = -1;
+	int accel, ret = -1;
 
 	if (get_array(c, root, "hosts", &arr))
 		return -1;
@@ -795,9 +806,8 @@ static int load_hosts(struct cctx *c, json_t *root, struct config *cfg)
 		cfg->n_hosts = 1;
 		cfg->hosts[0].name = xstrdup("local");
 		cfg->hosts[0].uri = xstrdup("qemu:///system");
-		cfg->hosts[0].arch = cfg->has_arch[CONFIG_ARCH_X86_64] ?
-				     CONFIG_ARCH_X86_64 : CONFIG_ARCH_ARM64;
-		cfg->hosts[0].accel = CONFIG_ACCEL_AUTO;
+		cfg->hosts[0].arch = first_arch(cfg);
+		cfg->hosts[0].accel = ARCH_AUTO;
 		cfg->hosts[0].capacity = 1;
 		return 0;
 	}
@@ -805,7 +815,6 @@ static int load_hosts(struct cctx *c, json_t *root, struct config *cfg)
 	cfg->hosts = xcalloc(json_array_size(arr), sizeof(*cfg->hosts));
 	json_array_foreach(arr, i, h) {
 		struct config_host *ho = &cfg->hosts[i];
-		char *archs = NULL;
 
 		ilen = push_index(c, i);
 		cfg->n_hosts = i + 1;
@@ -814,17 +823,13 @@ static int load_hosts(struct cctx *c, json_t *root, struct config *cfg)
 		    check_value(c, "uri", is_libvirt_uri(ho->uri),
 				"not a libvirt URI (e.g. qemu:///system, "
 				"qemu+ssh://host/system)") ||
-		    get_string(c, h, "arch", 1, NULL, &archs))
-			goto out;
-		free(archs);
-		if (get_enum(c, h, "arch", arch_names, CONFIG_ARCH_COUNT, 0,
-			     &arch) ||
-		    get_enum(c, h, "accel", accel_names, 3, 0, &accel) ||
+		    get_arch(c, h, &ho->arch) ||
+		    get_enum(c, h, "accel", arch_accel_names,
+			     ARCH_ACCEL_COUNT, ARCH_AUTO, &accel) ||
 		    get_int(c, h, "capacity", 1, 256, 1, &ho->capacity))
 			goto out;
-		ho->arch = arch;
 		ho->accel = accel;
-		if (check_value(c, "arch", cfg->has_arch[arch],
+		if (check_value(c, "arch", config_arch_get(cfg, ho->arch) != NULL,
 				"architecture not configured in \"arches\""))
 			goto out;
 		for (j = 0; j < i; j++)
@@ -845,8 +850,8 @@ static int load_plans(struct cctx *c, json_t *root, struct config *cfg)
 	static const char *const keys[] = { "kvm", "tcg", NULL };
 	json_t *obj = json_object_get(root, "plans"), *a;
 	size_t len = push_key(c, "plans"), alen;
+	const struct arch *arch;
 	const char *key;
-	enum config_arch arch;
 	int ret = -1;
 
 	if (!obj) {
@@ -859,16 +864,16 @@ static int load_plans(struct cctx *c, json_t *root, struct config *cfg)
 	}
 	json_object_foreach(obj, key, a) {
 		alen = push_key(c, key);
-		if (config_arch_parse(key, &arch)) {
-			cerr(c, "unknown architecture (\"x86_64\" or "
-			     "\"arm64\")");
+		arch = arch_find(key);
+		if (!arch) {
+			unknown_arch(c);
 			goto out;
 		}
 		if (check_object(c, a, keys) ||
 		    get_path(c, a, "kvm", 0, NULL,
-			     &cfg->plans[arch][CONFIG_ACCEL_KVM]) ||
+			     &cfg->plans[arch_index(arch)][ARCH_KVM]) ||
 		    get_path(c, a, "tcg", 0, NULL,
-			     &cfg->plans[arch][CONFIG_ACCEL_TCG]))
+			     &cfg->plans[arch_index(arch)][ARCH_TCG]))
 			goto out;
 		pop(c, alen);
 	}
@@ -1070,15 +1075,149 @@ out:
 	return ret;
 }
 
+/* A secret given as obj.key or as the first line of obj.key_file. */
+static int get_secret(struct cctx *c, json_t *obj, const char *key,
+		      char **out)
+{
+	struct strbuf fkey = STRBUF_INIT;
+	char *file = NULL;
+	size_t len;
+	int ret = -1;
+
+	strbuf_addf(&fkey, "%s_file", key);
+	if (get_string(c, obj, key, 0, NULL, out) ||
+	    get_path(c, obj, fkey.buf, 0, NULL, &file))
+		goto out;
+	if (*out && file) {
+		cerr(c, "needs at most one of \"%s\" and \"%s\"", key,
+		     fkey.buf);
+		goto out;
+	}
+	if (file) {
+		len = push_key(c, fkey.buf);
+		if (read_token_file(c, file, out))
+			goto out;
+		pop(c, len);
+	}
+	ret = 0;
+out:
+	free(file);
+	strbuf_release(&fkey);
+	return ret;
+}
+
+/* mail.recipients: kind -> who; the defaults of config.example.json. */
+static int load_recipients(struct cctx *c, json_t *mail,
+			   struct config_mail *m)
+{
+	const char *keys[REPORT_KIND_COUNT + 1] = { NULL };
+	json_t *obj = json_object_get(mail, "recipients");
+	size_t len;
+	int k, to, ret = -1;
+
+	for (k = 0; k < REPORT_KIND_COUNT; k++) {
+		keys[k] = report_kind_str((enum report_kind)k);
+		m->recipients[k] = report_kind_significant(k) ?
+				   CONFIG_MAIL_TO_THREAD : CONFIG_MAIL_TO_AUTHOR;
+	}
+	if (!obj)
+		return 0;
+	len = push_key(c, "recipients");
+	if (check_object(c, obj, keys))
+		goto out;
+	for (k = 0; k < REPORT_KIND_COUNT; k++) {
+		if (get_enum(c, obj, keys[k], mail_to_names, 4,
+			     m->recipients[k], &to))
+			goto out;
+		m->recipients[k] = to;
+	}
+	ret = 0;
+out:
+	pop(c, len);
+	return ret;
+}
+
+/* mail.patchwork: the instances checks are posted to, with tokens. */
+static int load_patchwork(struct cctx *c, json_t *mail,
+			  struct config_mail *m)
+{
+	static const char *const keys[] = { "url", "token", "token_file",
+					    NULL };
+	json_t *arr, *e;
+	size_t i, len, ilen;
+	int ret = -1;
+
+	if (get_array(c, mail, "patchwork", &arr) || !arr)
+		return c->failed ? -1 : 0;
+	len = push_key(c, "patchwork");
+	m->patchwork = xcalloc(json_array_size(arr), sizeof(*m->patchwork));
+	json_array_foreach(arr, i, e) {
+		struct config_patchwork *pw = &m->patchwork[i];
+		size_t n;
+
+		ilen = push_index(c, i);
+		m->n_patchwork = i + 1;
+		if (check_object(c, e, keys) ||
+		    get_string(c, e, "url", 1, NULL, &pw->url) ||
+		    check_value(c, "url", is_http_url(pw->url) &&
+				(n = strlen(pw->url)) && pw->url[n - 1] == '/',
+				"not an http(s) URL ending in '/' (e.g. "
+				"https://patchwork.kernel.org/)") ||
+		    get_secret(c, e, "token", &pw->token))
+			goto out;
+		if (!pw->token) {
+			cerr(c, "needs one of \"token\" and \"token_file\"");
+			goto out;
+		}
+		if (check_value(c, "token", *pw->token &&
+				!strpbrk(pw->token, " \t\r\n"),
+				"an empty token or one with blanks"))
+			goto out;
+		pop(c, ilen);
+	}
+	ret = 0;
+out:
+	pop(c, len);
+	return ret;
+}
+
+/* "http://HOST:PORT/" of api.listen's host. */
+static void dashboard_of(const struct config *cfg, int port,
+			 struct strbuf *out)
+{
+	int v6 = strchr(cfg->api.host, ':') != NULL;
+
+	strbuf_addf(out, "http://%s%s%s:%d/", v6 ? "[" : "", cfg->api.host,
+		    v6 ? "]" : "", port);
+}
+
+void config_dashboard_port(struct config *cfg, int port)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	if (!cfg->mail.dashboard_listen || cfg->api.port || port <= 0)
+		return;
+	dashboard_of(cfg, port, &sb);
+	free(cfg->mail.dashboard_url);
+	cfg->mail.dashboard_url = strbuf_detach(&sb, NULL);
+}
+
 static int load_mail(struct cctx *c, json_t *root, struct config *cfg)
 {
-	static const char *const keys[] = { "smtp_url", "from", "policy",
-					    "moderation_address",
+	static const char *const keys[] = { "smtp_url", "smtp_user",
+					    "smtp_password",
+					    "smtp_password_file",
+					    "smtp_require_tls", "from",
+					    "policy", "moderation_address",
 					    "outbox_dir", "opt_in_lists",
+					    "recipients",
+					    "moderate_significant",
+					    "dashboard_url", "patchwork",
 					    NULL };
 	struct config_mail *m = &cfg->mail;
 	json_t *obj = json_object_get(root, "mail"), *empty = NULL;
 	size_t len = push_key(c, "mail");
+	struct strbuf dash = STRBUF_INIT;
 	char *outbox = NULL;
 	int policy, ret = -1;
 
@@ -1087,12 +1226,19 @@ static int load_mail(struct cctx *c, json_t *root, struct config *cfg)
 	outbox = xcalloc(strlen(cfg->state_dir) + 8, 1);
 	strcpy(outbox, cfg->state_dir);
 	strcat(outbox, "/outbox");
+	dashboard_of(cfg, cfg->api.port, &dash);
 	if (check_object(c, obj, keys) ||
 	    get_string(c, obj, "smtp_url", 0, NULL, &m->smtp_url) ||
 	    (m->smtp_url && check_value(c, "smtp_url",
 			!strncmp(m->smtp_url, "smtp://", 7) ||
 			!strncmp(m->smtp_url, "smtps://", 8),
 			"not an smtp:// or smtps:// URL")) ||
+	    get_string(c, obj, "smtp_user", 0, NULL, &m->smtp_user) ||
+	    get_secret(c, obj, "smtp_password", &m->smtp_password) ||
+	    (m->smtp_password && check_value(c, "smtp_user",
+			m->smtp_user != NULL,
+			"required with a password")) ||
+	    get_bool(c, obj, "smtp_require_tls", 0, &m->smtp_require_tls) ||
 	    get_string(c, obj, "from", 0, "kregress@localhost", &m->from) ||
 	    check_value(c, "from", strchr(m->from, '@') &&
 			!strpbrk(m->from, "\r\n"),
@@ -1105,7 +1251,20 @@ static int load_mail(struct cctx *c, json_t *root, struct config *cfg)
 			"not a mail address")) ||
 	    get_path(c, obj, "outbox_dir", 0, outbox, &m->outbox_dir) ||
 	    get_strings(c, obj, "opt_in_lists", 0, &m->opt_in_lists,
-			&m->n_opt_in_lists))
+			&m->n_opt_in_lists) ||
+	    load_recipients(c, obj, m) ||
+	    get_bool(c, obj, "moderate_significant", 1,
+		     &m->moderate_significant) ||
+	    get_string(c, obj, "dashboard_url", 0, NULL,
+		       &m->dashboard_url))
+		goto out;
+	m->dashboard_listen = !m->dashboard_url;
+	if (!m->dashboard_url)
+		m->dashboard_url = xstrdup(dash.buf);
+	if (check_value(c, "dashboard_url", is_http_url(m->dashboard_url) &&
+			m->dashboard_url[strlen(m->dashboard_url) - 1] == '/',
+			"not an http(s) URL ending in '/'") ||
+	    load_patchwork(c, obj, m))
 		goto out;
 	m->policy = policy;
 	if (policy != CONFIG_MAIL_OUTBOX &&
@@ -1118,6 +1277,7 @@ static int load_mail(struct cctx *c, json_t *root, struct config *cfg)
 	ret = 0;
 out:
 	free(outbox);
+	strbuf_release(&dash);
 	json_decref(empty);
 	pop(c, len);
 	return ret;
@@ -1241,7 +1401,8 @@ static int check_plan(struct cctx *c, const char *path, int kvm)
  */
 static int check_runnable(struct cctx *c, json_t *root, struct config *cfg)
 {
-	int a, k, ret = -1;
+	const struct arch *a;
+	int k, ret = -1;
 
 	if (json_object_get(root, "trees") && !cfg->n_trees) {
 		push_key(c, "trees");
@@ -1249,15 +1410,16 @@ static int check_runnable(struct cctx *c, json_t *root, struct config *cfg)
 		     "out to run without a tree)");
 		goto out;
 	}
-	for (a = 0; a < CONFIG_ARCH_COUNT; a++) {
-		for (k = CONFIG_ACCEL_KVM; k <= CONFIG_ACCEL_TCG; k++) {
-			if (!cfg->plans[a][k])
+	for (a = arch_table; a->name; a++) {
+		for (k = ARCH_KVM; k <= ARCH_TCG; k++) {
+			const char *plan = cfg->plans[arch_index(a)][k];
+
+			if (!plan)
 				continue;
 			push_key(c, "plans");
-			push_key(c, arch_names[a]);
-			push_key(c, accel_names[k]);
-			if (check_plan(c, cfg->plans[a][k],
-				       k == CONFIG_ACCEL_KVM))
+			push_key(c, a->name);
+			push_key(c, arch_accel_names[k]);
+			if (check_plan(c, plan, k == ARCH_KVM))
 				goto out;
 			pop(c, 0);
 		}
@@ -1270,10 +1432,10 @@ out:
 
 static int load_root(struct cctx *c, json_t *root, struct config *cfg)
 {
-	static const char *const keys[] = { "state_dir", "database", "api",
-					    "trees", "arches", "hosts",
-					    "plans", "stats", "calibration",
-					    "lists",
+	static const char *const keys[] = { "state_dir", "database",
+					    "cache_dir", "api", "trees",
+					    "arches", "hosts", "plans",
+					    "stats", "calibration", "lists",
 					    "url_allowlist", "mail", "limits",
 					    NULL };
 	char *dbdef;
@@ -1292,6 +1454,10 @@ static int load_root(struct cctx *c, json_t *root, struct config *cfg)
 		return -1;
 	}
 	free(dbdef);
+	/* Without the key, $KREGRESS_CACHE or /var/cache/kregress. */
+	if (get_path(c, root, "cache_dir", 0, build_cache_dir(),
+		     &cfg->cache_dir))
+		return -1;
 	if (load_api(c, root, cfg) || load_trees(c, root, cfg) ||
 	    load_arches(c, root, cfg) || load_hosts(c, root, cfg) ||
 	    load_plans(c, root, cfg) || load_stats(c, root, cfg) ||
@@ -1464,6 +1630,7 @@ void config_free(struct config *cfg)
 	free(cfg->file);
 	free(cfg->state_dir);
 	free(cfg->database);
+	free(cfg->cache_dir);
 	free(cfg->api.listen);
 	free(cfg->api.host);
 	for (i = 0; i < cfg->api.n_tokens; i++) {
@@ -1479,12 +1646,12 @@ void config_free(struct config *cfg)
 		free(cfg->trees[i].refresh_remote);
 	}
 	free(cfg->trees);
-	for (a = 0; a < CONFIG_ARCH_COUNT; a++) {
+	for (a = 0; a < ARCH_MAX; a++) {
 		free(cfg->arches[a].base_config);
 		free_strings(cfg->arches[a].fragments,
 			     cfg->arches[a].n_fragments);
 		free(cfg->arches[a].cross_compile);
-		for (k = 0; k < 3; k++)
+		for (k = 0; k < ARCH_ACCEL_COUNT; k++)
 			free(cfg->plans[a][k]);
 	}
 	for (i = 0; i < cfg->n_hosts; i++) {
@@ -1506,6 +1673,14 @@ void config_free(struct config *cfg)
 	free(cfg->lists);
 	free_strings(cfg->url_allowlist, cfg->n_url_allowlist);
 	free(cfg->mail.smtp_url);
+	free(cfg->mail.smtp_user);
+	free(cfg->mail.smtp_password);
+	free(cfg->mail.dashboard_url);
+	for (i = 0; i < cfg->mail.n_patchwork; i++) {
+		free(cfg->mail.patchwork[i].url);
+		free(cfg->mail.patchwork[i].token);
+	}
+	free(cfg->mail.patchwork);
 	free(cfg->mail.from);
 	free(cfg->mail.moderation_address);
 	free(cfg->mail.outbox_dir);

@@ -20,24 +20,10 @@
 
 #include <stddef.h>
 
+#include "arch.h"
+#include "report.h"
+
 struct strbuf;
-
-enum config_arch {
-	CONFIG_ARCH_X86_64,
-	CONFIG_ARCH_ARM64,
-	CONFIG_ARCH_COUNT
-};
-/* "x86_64", "arm64" */
-const char *config_arch_str(enum config_arch arch);
-/* Parses an arch name; -1 if unknown. */
-int config_arch_parse(const char *name, enum config_arch *arch);
-
-enum config_accel {
-	CONFIG_ACCEL_AUTO,	/* probe: KVM if it really boots, else TCG */
-	CONFIG_ACCEL_KVM,
-	CONFIG_ACCEL_TCG,
-};
-const char *config_accel_str(enum config_accel accel);
 
 enum config_mail_policy {
 	CONFIG_MAIL_OUTBOX,	/* write messages to outbox_dir only */
@@ -45,6 +31,16 @@ enum config_mail_policy {
 	CONFIG_MAIL_LIST,	/* reply on opted-in lists, else moderate */
 };
 const char *config_mail_policy_str(enum config_mail_policy policy);
+
+/* Who receives a kind of report under policy "list" (mail.recipients). */
+enum config_mail_to {
+	CONFIG_MAIL_TO_OUTBOX,		/* an .eml file in outbox_dir */
+	CONFIG_MAIL_TO_MODERATION,	/* moderation_address */
+	CONFIG_MAIL_TO_AUTHOR,		/* the series' author */
+	CONFIG_MAIL_TO_THREAD,		/* the author, To and Cc: a reply on
+					 * the list when it is opted in */
+};
+const char *config_mail_to_str(enum config_mail_to to);
 
 struct config_token {
 	char *name;
@@ -71,6 +67,7 @@ struct config_tree {
 };
 
 struct config_arch_cfg {
+	const struct arch *arch;	/* NULL: not configured */
 	char *base_config;	/* "tinyconfig" or "defconfig" */
 	char **fragments;	/* absolute paths of config fragments */
 	size_t n_fragments;
@@ -81,8 +78,8 @@ struct config_arch_cfg {
 struct config_host {
 	char *name;
 	char *uri;		/* libvirt URI */
-	enum config_arch arch;
-	enum config_accel accel;
+	const struct arch *arch;
+	enum arch_accel accel;	/* ARCH_AUTO: probed */
 	int capacity;		/* guests at once */
 };
 
@@ -117,14 +114,31 @@ struct config_list {
 	char *tree;		/* name of a trees[] entry; NULL = first */
 };
 
+/* A patchwork instance the report stage posts checks to. */
+struct config_patchwork {
+	char *url;		/* "https://patchwork.kernel.org/" */
+	char *token;		/* from "token" or the first line of
+				 * "token_file" */
+};
+
 struct config_mail {
 	char *smtp_url;		/* NULL = no SMTP (outbox only) */
+	char *smtp_user;	/* NULL = no SMTP AUTH */
+	char *smtp_password;	/* from "smtp_password(_file)" */
+	int smtp_require_tls;	/* smtp://: fail unless STARTTLS works */
 	char *from;
 	enum config_mail_policy policy;
 	char *moderation_address;
 	char *outbox_dir;	/* absolute */
 	char **opt_in_lists;	/* lists whose threads get replies */
 	size_t n_opt_in_lists;
+	enum config_mail_to recipients[REPORT_KIND_COUNT];
+	/* a significant report to an opted-in thread waits for release */
+	int moderate_significant;
+	char *dashboard_url;	/* ends in '/'; links /series/ID */
+	int dashboard_listen;	/* dashboard_url made from api.listen */
+	struct config_patchwork *patchwork;
+	size_t n_patchwork;
 };
 
 struct config_limits {
@@ -146,15 +160,17 @@ struct config {
 	char *file;		/* as given to config_load() */
 	char *state_dir;	/* absolute */
 	char *database;		/* absolute */
+	char *cache_dir;	/* absolute: builds, slots, ccache, initramfs */
 	struct config_api api;
 	struct config_tree *trees;
 	size_t n_trees;
-	int has_arch[CONFIG_ARCH_COUNT];
-	struct config_arch_cfg arches[CONFIG_ARCH_COUNT];
+	/* By arch_index(); the arches not configured have a NULL arch. */
+	struct config_arch_cfg arches[ARCH_MAX];
 	struct config_host *hosts;
 	size_t n_hosts;
-	/* plans[arch][accel]: plan file, NULL = the built-in default plan */
-	char *plans[CONFIG_ARCH_COUNT][3];
+	/* plans[arch_index()][ARCH_KVM or ARCH_TCG]: a plan file, NULL = the
+	 * built-in default plan */
+	char *plans[ARCH_MAX][ARCH_ACCEL_COUNT];
 	struct config_stats stats;
 	struct config_calibration calibration;
 	struct config_list *lists;
@@ -183,5 +199,15 @@ int config_parse(const char *text, size_t len, const char *path,
 		 struct config **out, struct strbuf *err);
 
 void config_free(struct config *cfg);
+
+/* The configuration of arch a, or NULL when "arches" leaves it out. */
+const struct config_arch_cfg *config_arch_get(const struct config *cfg,
+					      const struct arch *a);
+
+/*
+ * An API on port 0 gets its port when it starts: a dashboard_url made
+ * from api.listen then takes that port (before cfg is shared).
+ */
+void config_dashboard_port(struct config *cfg, int port);
 
 #endif

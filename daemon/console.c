@@ -21,6 +21,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "alloc.h"
 #include "console.h"
 #include "frame.h"
 #include "log.h"
@@ -216,19 +217,11 @@ static int add_record(struct parser *p, unsigned long seq, const char *json,
 		set_reason(p->garbled, "more records than the cap", "", 0);
 		return 0;
 	}
-	if (res->nrecords == p->alloc) {
-		p->alloc = p->alloc ? 2 * p->alloc : 64;
-		res->records = realloc(res->records,
-				       p->alloc * sizeof(*res->records));
-		if (!res->records)
-			die("console", "out of memory");
-	}
+	ALLOC_GROW(res->records, res->nrecords + 1, p->alloc);
 	r = &res->records[res->nrecords++];
 	memset(r, 0, sizeof(*r));
 	r->seq = seq;
-	r->json = strndup(json, len);
-	if (!r->json)
-		die("console", "out of memory");
+	r->json = xstrndup(json, len);
 	return 0;
 }
 
@@ -377,9 +370,7 @@ int console_parse(const char *log, size_t len, const char *nonce,
 		len = CONSOLE_LOG_MAX;
 		truncated = 1;
 	}
-	copy = malloc(len + 1);
-	if (!copy)
-		die("console", "out of memory");
+	copy = xmalloc(len + 1);
 	s = copy;
 	/*
 	 * Drop every CR; split at LF into NUL-separated lines.  A NUL byte

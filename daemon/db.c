@@ -1,5 +1,6 @@
 /*
- * db.c - the SQLite connection and its migrations.
+ * db.c - the SQLite connection, its migrations, and the statement
+ * functions every db_*.c uses (the only file that includes <sqlite3.h>).
  *
  * One struct db per thread (the connection is opened NOMUTEX).  Opening a
  * file sets a 5 s busy timeout, WAL mode (readers never block the writer),
@@ -15,13 +16,17 @@
  * do not both apply it.  A file newer than the binary is refused rather
  * than used with a schema this code does not know.
  */
+#include <math.h>
 #include <sqlite3.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "db.h"
 #include "log.h"
+#include "strbuf.h"
 
 #define DB_BUSY_TIMEOUT_MS 5000
 
@@ -75,9 +80,7 @@ sqlite3_stmt *db_stmt(struct db *db, const char *sql)
 	}
 	if (db->n_cache == db->alloc_cache) {
 		db->alloc_cache = db->alloc_cache ? 2 * db->alloc_cache : 32;
-		c = realloc(db->cache, db->alloc_cache * sizeof(*c));
-		if (!c)
-			die("db", "out of memory");
+		c = xrealloc(db->cache, db->alloc_cache * sizeof(*c));
 		db->cache = c;
 	}
 	c = &db->cache[db->n_cache++];
@@ -249,9 +252,8 @@ int db_open_migrations(const char *path, const struct db_migration *list,
 	int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
 		    SQLITE_OPEN_NOMUTEX;
 
-	db = calloc(1, sizeof(*db));
-	if (!db || !(db->path = strdup(path)))
-		die("db", "out of memory");
+	db = xcalloc(1, sizeof(*db));
+	db->path = xstrdup(path);
 	if (sqlite3_open_v2(path, &db->sq, flags, NULL) != SQLITE_OK) {
 		error("db", "%s: %s", path, db->sq ? sqlite3_errmsg(db->sq) :
 		      "out of memory");
@@ -288,10 +290,26 @@ void db_close(struct db *db)
 	free(db);
 }
 
-void db_bind_text_or_null(sqlite3_stmt *st, int i, const char *s)
+void db_reset(sqlite3_stmt *st)
 {
-	if (s)
-		sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);
+	if (st)
+		sqlite3_reset(st);
+}
+
+void db_bind_int(sqlite3_stmt *st, int i, long long v)
+{
+	sqlite3_bind_int64(st, i, v);
+}
+
+void db_bind_double(sqlite3_stmt *st, int i, double v)
+{
+	sqlite3_bind_double(st, i, v);
+}
+
+void db_bind_real(sqlite3_stmt *st, int i, double v)
+{
+	if (isfinite(v))
+		sqlite3_bind_double(st, i, v);
 	else
 		sqlite3_bind_null(st, i);
 }
@@ -304,27 +322,156 @@ void db_bind_id_or_null(sqlite3_stmt *st, int i, long long id)
 		sqlite3_bind_null(st, i);
 }
 
+void db_bind_text(sqlite3_stmt *st, int i, const char *s)
+{
+	sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);
+}
+
+void db_bind_text_copy(sqlite3_stmt *st, int i, const char *s)
+{
+	sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
+}
+
+void db_bind_blob(sqlite3_stmt *st, int i, const void *p, size_t n)
+{
+	sqlite3_bind_blob64(st, i, p, n, SQLITE_STATIC);
+}
+
+void db_bind_null(sqlite3_stmt *st, int i)
+{
+	sqlite3_bind_null(st, i);
+}
+
+/* Logs the connection's error as "module: subject: message". */
+static int step_error(struct db *db, const char *module, const char *fmt,
+		      va_list ap)
+{
+	struct strbuf subject = STRBUF_INIT;
+
+	strbuf_vaddf(&subject, fmt, ap);
+	error(module, "%s: %s", subject.buf, sqlite3_errmsg(db->sq));
+	strbuf_release(&subject);
+	return -1;
+}
+
+int db_row(struct db *db, sqlite3_stmt *st, const char *module,
+	   const char *fmt, ...)
+{
+	va_list ap;
+	int rc = sqlite3_step(st);
+
+	if (rc == SQLITE_ROW)
+		return 1;
+	if (rc == SQLITE_DONE)
+		return 0;
+	va_start(ap, fmt);
+	step_error(db, module, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int db_row_one(struct db *db, sqlite3_stmt *st, const char *module,
+	       const char *what, long long id)
+{
+	int rc = db_row(db, st, module, "%s %lld", what, id);
+
+	if (!rc)
+		error(module, "%s %lld: no such %s", what, id, what);
+	return rc > 0 ? 0 : -1;
+}
+
+int db_step_done(struct db *db, sqlite3_stmt *st, const char *module,
+		 const char *fmt, ...)
+{
+	va_list ap;
+	int ret = 0;
+
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		va_start(ap, fmt);
+		ret = step_error(db, module, fmt, ap);
+		va_end(ap);
+	}
+	sqlite3_reset(st);
+	return ret;
+}
+
+long long db_column_int64(sqlite3_stmt *st, int col)
+{
+	return sqlite3_column_int64(st, col);
+}
+
+int db_column_int(sqlite3_stmt *st, int col)
+{
+	return sqlite3_column_int(st, col);
+}
+
+double db_column_double(sqlite3_stmt *st, int col)
+{
+	return sqlite3_column_double(st, col);
+}
+
+int db_column_is_null(sqlite3_stmt *st, int col)
+{
+	return sqlite3_column_type(st, col) == SQLITE_NULL;
+}
+
+const char *db_column_text(sqlite3_stmt *st, int col)
+{
+	return (const char *)sqlite3_column_text(st, col);
+}
+
 char *db_column_strdup(sqlite3_stmt *st, int col)
 {
-	const unsigned char *t = sqlite3_column_text(st, col);
+	const char *t = db_column_text(st, col);
 	char *s;
 
 	if (!t)
 		return NULL;
-	s = strdup((const char *)t);
-	if (!s)
-		die("db", "out of memory");
+	s = xstrdup(t);
 	return s;
 }
 
-int db_step_done(struct db *db, sqlite3_stmt *st, const char *module,
-		 const char *subject)
+const void *db_column_blob(sqlite3_stmt *st, int col)
 {
-	int ret = 0;
+	return sqlite3_column_blob(st, col);
+}
 
-	if (sqlite3_step(st) != SQLITE_DONE)
-		ret = error(module, "%s: %s", subject,
-			    sqlite3_errmsg(db->sq));
-	sqlite3_reset(st);
-	return ret;
+size_t db_column_bytes(sqlite3_stmt *st, int col)
+{
+	return (size_t)sqlite3_column_bytes(st, col);
+}
+
+int db_column_count(sqlite3_stmt *st)
+{
+	return sqlite3_column_count(st);
+}
+
+enum db_type db_column_type(sqlite3_stmt *st, int col)
+{
+	switch (sqlite3_column_type(st, col)) {
+	case SQLITE_INTEGER:
+		return DB_INTEGER;
+	case SQLITE_FLOAT:
+		return DB_FLOAT;
+	case SQLITE_TEXT:
+		return DB_TEXT;
+	case SQLITE_BLOB:
+		return DB_BLOB;
+	}
+	return DB_NULL;
+}
+
+const char *db_column_name(sqlite3_stmt *st, int col)
+{
+	return sqlite3_column_name(st, col);
+}
+
+long long db_last_insert_id(struct db *db)
+{
+	return sqlite3_last_insert_rowid(db->sq);
+}
+
+int db_changes(struct db *db)
+{
+	return sqlite3_changes(db->sq);
 }

@@ -1,11 +1,10 @@
 /*
  * db_analyze.c - the analyze stage's SQL (see db_analyze.h).
  */
-#include <math.h>
-#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "db.h"
 #include "db_analyze.h"
 #include "log.h"
@@ -25,7 +24,7 @@ void db_analyze_runs_free(struct db_analyze_run *runs, size_t n)
 /* The looks of run r, as the runner took them after each round. */
 static int read_looks(struct db *db, struct db_analyze_run *r)
 {
-	sqlite3_stmt *st = db_stmt(db,
+	struct sqlite3_stmt *st = db_stmt(db,
 		"SELECT sum(side = 'base'), sum(side = 'patched') FROM boot "
 		"WHERE run_id = ?1 AND status = 'ok' AND round IS NOT NULL "
 		"GROUP BY round ORDER BY round");
@@ -34,23 +33,19 @@ static int read_looks(struct db *db, struct db_analyze_run *r)
 
 	if (!st)
 		return -1;
-	sqlite3_bind_int64(st, 1, r->id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		base += (size_t)sqlite3_column_int64(st, 0);
-		patched += (size_t)sqlite3_column_int64(st, 1);
+	db_bind_int(st, 1, r->id);
+	while ((rc = db_row(db, st, "analyze", "run %lld: rounds",
+			    r->id)) > 0) {
+		base += (size_t)db_column_int64(st, 0);
+		patched += (size_t)db_column_int64(st, 1);
 		if (!base || !patched)
 			continue;	/* the runner stops; no look */
-		r->looks = realloc(r->looks, (r->nlooks + 1) *
+		r->looks = xrealloc(r->looks, (r->nlooks + 1) *
 				   sizeof(*r->looks));
-		if (!r->looks)
-			die("analyze", "out of memory");
 		r->looks[r->nlooks++] = base < patched ? base : patched;
 	}
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE)
-		return error("analyze", "run %lld: rounds: %s", r->id,
-			     sqlite3_errmsg(db_sqlite(db)));
-	return 0;
+	db_reset(st);
+	return rc;
 }
 
 int db_analyze_runs(struct db *db, long long series_id,
@@ -58,7 +53,7 @@ int db_analyze_runs(struct db *db, long long series_id,
 {
 	/* A boot that failed: finished, but not ok. */
 #define FAILED "status NOT IN ('ok', 'running', 'queued')"
-	sqlite3_stmt *st = db_stmt(db,
+	struct sqlite3_stmt *st = db_stmt(db,
 		"SELECT a.arch, r.id, r.status, "
 		" (SELECT CASE WHEN count(DISTINCT host_id) = 1 "
 		"  THEN min(host_id) END FROM boot "
@@ -88,33 +83,30 @@ int db_analyze_runs(struct db *db, long long series_id,
 
 	if (!st)
 		return -1;
-	sqlite3_bind_int64(st, 1, series_id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		v = realloc(v, (count + 1) * sizeof(*v));
-		if (!v)
-			die("analyze", "out of memory");
+	db_bind_int(st, 1, series_id);
+	while ((rc = db_row(db, st, "analyze", "series %lld: runs",
+			    series_id)) > 0) {
+		v = xrealloc(v, (count + 1) * sizeof(*v));
 		r = &v[count++];
 		memset(r, 0, sizeof(*r));
 		r->arch = db_column_strdup(st, 0);
-		r->id = sqlite3_column_int64(st, 1);
+		r->id = db_column_int64(st, 1);
 		r->status = db_column_strdup(st, 2);
-		r->host_id = sqlite3_column_int64(st, 3);
-		r->ok[0] = sqlite3_column_int(st, 4);
-		r->ok[1] = sqlite3_column_int(st, 5);
-		r->failed[0] = sqlite3_column_int(st, 6);
-		r->failed[1] = sqlite3_column_int(st, 7);
-		r->ignored = sqlite3_column_int(st, 8);
-		r->alpha = sqlite3_column_double(st, 9);
-		r->max_per_side = (size_t)sqlite3_column_int64(st, 10);
-		r->repeatable = sqlite3_column_int(st, 11);
+		r->host_id = db_column_int64(st, 3);
+		r->ok[0] = db_column_int(st, 4);
+		r->ok[1] = db_column_int(st, 5);
+		r->failed[0] = db_column_int(st, 6);
+		r->failed[1] = db_column_int(st, 7);
+		r->ignored = db_column_int(st, 8);
+		r->alpha = db_column_double(st, 9);
+		r->max_per_side = (size_t)db_column_int64(st, 10);
+		r->repeatable = db_column_int(st, 11);
 	}
-	if (rc != SQLITE_DONE) {
-		error("analyze", "series %lld: runs: %s", series_id,
-		      sqlite3_errmsg(db_sqlite(db)));
+	if (rc < 0) {
 		db_analyze_runs_free(v, count);
 		goto out;
 	}
-	sqlite3_reset(st);
+	db_reset(st);
 	for (i = 0; i < count; i++)
 		if (v[i].id && read_looks(db, &v[i])) {
 			db_analyze_runs_free(v, count);
@@ -124,7 +116,7 @@ int db_analyze_runs(struct db *db, long long series_id,
 	*n = count;
 	ret = 0;
 out:
-	sqlite3_reset(st);
+	db_reset(st);
 	return ret;
 }
 
@@ -132,9 +124,9 @@ int db_analyze_samples(struct db *db, long long run_id,
 		       int (*fn)(void *arg, const struct db_analyze_sample *s),
 		       void *arg)
 {
-	sqlite3_stmt *st = db_stmt(db,
+	struct sqlite3_stmt *st = db_stmt(db,
 		"SELECT s.workload, s.metric, s.params, s.unit, s.direction, "
-		"b.side = 'patched', s.boot_id, s.value "
+		"b.side = 'patched', s.boot_id, s.value, s.is_primary "
 		"FROM boot b JOIN sample s ON s.boot_id = b.id "
 		"WHERE b.run_id = ?1 AND b.status = 'ok' "
 		"ORDER BY s.workload, s.metric, s.params, s.boot_id, "
@@ -144,16 +136,18 @@ int db_analyze_samples(struct db *db, long long run_id,
 
 	if (!st)
 		return -1;
-	sqlite3_bind_int64(st, 1, run_id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		s.workload = (const char *)sqlite3_column_text(st, 0);
-		s.metric = (const char *)sqlite3_column_text(st, 1);
-		s.params = (const char *)sqlite3_column_text(st, 2);
-		s.unit = (const char *)sqlite3_column_text(st, 3);
-		s.direction = (const char *)sqlite3_column_text(st, 4);
-		s.patched = sqlite3_column_int(st, 5);
-		s.boot_id = sqlite3_column_int64(st, 6);
-		s.value = sqlite3_column_double(st, 7);
+	db_bind_int(st, 1, run_id);
+	while ((rc = db_row(db, st, "analyze", "run %lld: samples",
+			    run_id)) > 0) {
+		s.workload = db_column_text(st, 0);
+		s.metric = db_column_text(st, 1);
+		s.params = db_column_text(st, 2);
+		s.unit = db_column_text(st, 3);
+		s.direction = db_column_text(st, 4);
+		s.patched = db_column_int(st, 5);
+		s.boot_id = db_column_int64(st, 6);
+		s.value = db_column_double(st, 7);
+		s.primary = db_column_int(st, 8);
 		/* The columns are NOT NULL; a NULL here is out of memory. */
 		if (!s.workload || !s.metric || !s.params || !s.unit ||
 		    !s.direction) {
@@ -166,29 +160,18 @@ int db_analyze_samples(struct db *db, long long run_id,
 			goto out;
 		}
 	}
-	if (rc != SQLITE_DONE) {
-		error("analyze", "run %lld: samples: %s", run_id,
-		      sqlite3_errmsg(db_sqlite(db)));
+	if (rc < 0)
 		goto out;
-	}
 	ret = 0;
 out:
-	sqlite3_reset(st);
+	db_reset(st);
 	return ret;
-}
-
-static void bind_real(sqlite3_stmt *st, int i, double v)
-{
-	if (isfinite(v))
-		sqlite3_bind_double(st, i, v);
-	else
-		sqlite3_bind_null(st, i);
 }
 
 int db_analyze_store(struct db *db, long long series_id,
 		     const struct db_comparison *rows, size_t n)
 {
-	sqlite3_stmt *del, *ins, *primary;
+	struct sqlite3_stmt *del, *ins;
 	size_t i;
 
 	if (db_begin(db))
@@ -196,64 +179,53 @@ int db_analyze_store(struct db *db, long long series_id,
 	del = db_stmt(db, "DELETE FROM comparison WHERE series_id = ?1");
 	if (!del)
 		goto fail;
-	sqlite3_bind_int64(del, 1, series_id);
+	db_bind_int(del, 1, series_id);
 	if (db_step_done(db, del, "analyze", "delete comparisons"))
 		goto fail;
 	ins = db_stmt(db, "INSERT INTO comparison (series_id, arch, run_id, "
 		      "host_id, workload, metric, params, unit, direction, "
 		      "n_base, n_new, median_base, median_new, change_pct, "
 		      "ci_low_pct, ci_high_pct, p_value, p_adjusted, p_holm, "
-		      "verdict, flags, threshold_pct, calibration_id) VALUES "
-		      "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
-		      "?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, "
-		      "?23)");
+		      "verdict, flags, is_primary, ci_level, threshold_pct, "
+		      "calibration_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
+		      "?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, "
+		      "?19, ?20, ?21, ?22, ?23, ?24, ?25)");
 	if (!ins)
 		goto fail;
 	for (i = 0; i < n; i++) {
 		const struct db_comparison *c = &rows[i];
 
-		sqlite3_bind_int64(ins, 1, series_id);
-		sqlite3_bind_text(ins, 2, c->arch, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(ins, 3, c->run_id);
+		db_bind_int(ins, 1, series_id);
+		db_bind_text(ins, 2, c->arch);
+		db_bind_int(ins, 3, c->run_id);
 		if (c->host_id)
-			sqlite3_bind_int64(ins, 4, c->host_id);
+			db_bind_int(ins, 4, c->host_id);
 		else
-			sqlite3_bind_null(ins, 4);
-		sqlite3_bind_text(ins, 5, c->workload, -1, SQLITE_STATIC);
-		sqlite3_bind_text(ins, 6, c->metric, -1, SQLITE_STATIC);
-		sqlite3_bind_text(ins, 7, c->params, -1, SQLITE_STATIC);
-		sqlite3_bind_text(ins, 8, c->unit, -1, SQLITE_STATIC);
-		sqlite3_bind_text(ins, 9, c->direction, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(ins, 10, c->n_base);
-		sqlite3_bind_int64(ins, 11, c->n_new);
-		bind_real(ins, 12, c->median_base);
-		bind_real(ins, 13, c->median_new);
-		bind_real(ins, 14, c->change_pct);
-		bind_real(ins, 15, c->ci_low_pct);
-		bind_real(ins, 16, c->ci_high_pct);
-		bind_real(ins, 17, c->p_value);
-		bind_real(ins, 18, c->p_adjusted);
-		bind_real(ins, 19, c->p_holm);
-		sqlite3_bind_text(ins, 20, c->verdict, -1, SQLITE_STATIC);
-		sqlite3_bind_text(ins, 21, c->flags, -1, SQLITE_STATIC);
-		bind_real(ins, 22, c->threshold_pct);
-		db_bind_id_or_null(ins, 23, c->calibration_id);
+			db_bind_null(ins, 4);
+		db_bind_text(ins, 5, c->workload);
+		db_bind_text(ins, 6, c->metric);
+		db_bind_text(ins, 7, c->params);
+		db_bind_text(ins, 8, c->unit);
+		db_bind_text(ins, 9, c->direction);
+		db_bind_int(ins, 10, c->n_base);
+		db_bind_int(ins, 11, c->n_new);
+		db_bind_real(ins, 12, c->median_base);
+		db_bind_real(ins, 13, c->median_new);
+		db_bind_real(ins, 14, c->change_pct);
+		db_bind_real(ins, 15, c->ci_low_pct);
+		db_bind_real(ins, 16, c->ci_high_pct);
+		db_bind_real(ins, 17, c->p_value);
+		db_bind_real(ins, 18, c->p_adjusted);
+		db_bind_real(ins, 19, c->p_holm);
+		db_bind_text(ins, 20, c->verdict);
+		db_bind_text(ins, 21, c->flags);
+		db_bind_int(ins, 22, c->is_primary);
+		db_bind_real(ins, 23, c->ci_level);
+		db_bind_real(ins, 24, c->threshold_pct);
+		db_bind_id_or_null(ins, 25, c->calibration_id);
 		if (db_step_done(db, ins, "analyze", "insert comparison"))
 			goto fail;
 	}
-	/* A metric is primary when its workload's samples say so. */
-	primary = db_stmt(db, "UPDATE comparison SET is_primary = EXISTS ("
-			  "SELECT 1 FROM boot b JOIN sample s ON "
-			  "s.boot_id = b.id WHERE b.run_id = comparison.run_id "
-			  "AND s.workload = comparison.workload AND "
-			  "s.metric = comparison.metric AND s.params = "
-			  "comparison.params AND s.is_primary) "
-			  "WHERE series_id = ?1");
-	if (!primary)
-		goto fail;
-	sqlite3_bind_int64(primary, 1, series_id);
-	if (db_step_done(db, primary, "analyze", "primary metrics"))
-		goto fail;
 	if (db_commit(db))
 		goto fail;
 	return 0;

@@ -44,6 +44,7 @@ void db_analyze_runs_free(struct db_analyze_run *runs, size_t n);
 /* One sample row of a complete boot. */
 struct db_analyze_sample {
 	const char *workload, *metric, *params, *unit, *direction;
+	int primary;		/* sample.is_primary */
 	int patched;		/* the boot's side: 0 base, 1 patched */
 	long long boot_id;
 	double value;
@@ -65,9 +66,11 @@ struct db_comparison {
 	long long run_id;
 	long long host_id;	/* 0 = NULL */
 	const char *workload, *metric, *params, *unit, *direction;
+	int is_primary;		/* a metric its workload is about */
 	long long n_base, n_new;
 	double median_base, median_new;
 	double change_pct, ci_low_pct, ci_high_pct;	/* percent */
+	double ci_level;	/* of the interval: 1 - the alpha tested at */
 	double p_value, p_adjusted, p_holm;
 	const char *verdict, *flags;
 	double threshold_pct;		/* the practical threshold used */

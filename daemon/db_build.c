@@ -1,7 +1,6 @@
 /*
  * db_build.c - the build stage's SQL (see db_build.h).
  */
-#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -22,33 +21,27 @@ void db_build_source_release(struct db_build_source *src)
 int db_build_source(struct db *db, long long id,
 		    struct db_build_source *src)
 {
-	sqlite3_stmt *st = db_stmt(db,
+	struct sqlite3_stmt *st = db_stmt(db,
 		"SELECT s.tree_id, t.path, s.base_used, "
 		" (SELECT p.applied_commit FROM patch p "
 		"  WHERE p.series_id = s.id AND p.idx > 0 "
 		"  ORDER BY p.idx DESC LIMIT 1) "
 		"FROM series s LEFT JOIN tree t ON t.id = s.tree_id "
 		"WHERE s.id = ?1");
-	int rc, ret = -1;
+	int ret = -1;
 
 	memset(src, 0, sizeof(*src));
 	if (!st)
 		return -1;
-	sqlite3_bind_int64(st, 1, id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		src->tree_id = sqlite3_column_int64(st, 0);
+	db_bind_int(st, 1, id);
+	if (!db_row_one(db, st, "build", "series", id)) {
+		src->tree_id = db_column_int64(st, 0);
 		src->tree_path = db_column_strdup(st, 1);
 		src->base = db_column_strdup(st, 2);
 		src->head = db_column_strdup(st, 3);
 		ret = 0;
-	} else if (rc == SQLITE_DONE) {
-		error("build", "series %lld: no such series", id);
-	} else {
-		error("build", "series %lld: %s", id,
-		      sqlite3_errmsg(db_sqlite(db)));
 	}
-	sqlite3_reset(st);
+	db_reset(st);
 	return ret;
 }
 
@@ -57,7 +50,7 @@ int db_build_start(struct db *db, long long series_id, long long tree_id,
 		   const char *config_key, const char *side,
 		   long long *build_id)
 {
-	sqlite3_stmt *st;
+	struct sqlite3_stmt *st;
 	int rc;
 
 	st = db_stmt(db, "INSERT INTO build (tree_id, commit_id, arch, "
@@ -70,70 +63,73 @@ int db_build_start(struct db *db, long long series_id, long long tree_id,
 	if (!st)
 		return -1;
 	if (tree_id)
-		sqlite3_bind_int64(st, 1, tree_id);
+		db_bind_int(st, 1, tree_id);
 	else
-		sqlite3_bind_null(st, 1);
-	sqlite3_bind_text(st, 2, commit, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, arch, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 4, config_key, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 5, (long long)time(NULL));
+		db_bind_null(st, 1);
+	db_bind_text(st, 2, commit);
+	db_bind_text(st, 3, arch);
+	db_bind_text(st, 4, config_key);
+	db_bind_int(st, 5, (long long)time(NULL));
 	if (db_step_done(db, st, "build", "build row"))
 		return -1;
 	st = db_stmt(db, "SELECT id FROM build WHERE commit_id = ?1 AND "
 		     "arch = ?2 AND config_hash = ?3");
 	if (!st)
 		return -1;
-	sqlite3_bind_text(st, 1, commit, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, arch, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, config_key, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		*build_id = sqlite3_column_int64(st, 0);
-	sqlite3_reset(st);
-	if (rc != SQLITE_ROW)
-		return error("build", "build row of %s %s: %s", commit, arch,
-			     sqlite3_errmsg(db_sqlite(db)));
+	db_bind_text(st, 1, commit);
+	db_bind_text(st, 2, arch);
+	db_bind_text(st, 3, config_key);
+	rc = db_row(db, st, "build", "build row of %s %s", commit, arch);
+	if (rc > 0)
+		*build_id = db_column_int64(st, 0);
+	db_reset(st);
+	if (!rc)
+		error("build", "build row of %s %s: not written", commit,
+		      arch);
+	if (rc <= 0)
+		return -1;
 	st = db_stmt(db, "INSERT OR REPLACE INTO series_build (series_id, "
 		     "build_id, arch, side) VALUES (?1, ?2, ?3, ?4)");
 	if (!st)
 		return -1;
-	sqlite3_bind_int64(st, 1, series_id);
-	sqlite3_bind_int64(st, 2, *build_id);
-	sqlite3_bind_text(st, 3, arch, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 4, side, -1, SQLITE_STATIC);
+	db_bind_int(st, 1, series_id);
+	db_bind_int(st, 2, *build_id);
+	db_bind_text(st, 3, arch);
+	db_bind_text(st, 4, side);
 	return db_step_done(db, st, "build", "series_build row");
 }
 
 int db_build_progress(struct db *db, long long build_id, int compiled,
 		      int expected)
 {
-	sqlite3_stmt *st = db_stmt(db, "UPDATE build SET objects_compiled = "
-				   "?2, objects_expected = ?3 WHERE id = ?1");
+	struct sqlite3_stmt *st = db_stmt(db,
+		"UPDATE build SET objects_compiled = "
+		"?2, objects_expected = ?3 WHERE id = ?1");
 
 	if (!st)
 		return -1;
-	sqlite3_bind_int64(st, 1, build_id);
-	sqlite3_bind_int(st, 2, compiled);
+	db_bind_int(st, 1, build_id);
+	db_bind_int(st, 2, compiled);
 	if (expected > 0)
-		sqlite3_bind_int(st, 3, expected);
+		db_bind_int(st, 3, expected);
 	else
-		sqlite3_bind_null(st, 3);
+		db_bind_null(st, 3);
 	return db_step_done(db, st, "build", "build progress");
 }
 
-static void bind_text_or_null(sqlite3_stmt *st, int i, const char *s)
+static void bind_text_or_null(struct sqlite3_stmt *st, int i, const char *s)
 {
 	if (s && *s)
-		sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
+		db_bind_text_copy(st, i, s);
 	else
-		sqlite3_bind_null(st, i);
+		db_bind_null(st, i);
 }
 
 int db_build_finish(struct db *db, long long build_id,
 		    const struct build_result *res)
 {
 	struct strbuf log = STRBUF_INIT;
-	sqlite3_stmt *st;
+	struct sqlite3_stmt *st;
 	int ret;
 
 	st = db_stmt(db, "UPDATE build SET status = ?2, status_reason = ?3, "
@@ -147,26 +143,25 @@ int db_build_finish(struct db *db, long long build_id,
 		return -1;
 	if (res->dir)
 		strbuf_addf(&log, "%s/build.log", res->dir);
-	sqlite3_bind_int64(st, 1, build_id);
-	sqlite3_bind_text(st, 2, build_status_str(res->status), -1,
-			  SQLITE_STATIC);
+	db_bind_int(st, 1, build_id);
+	db_bind_text(st, 2, build_status_str(res->status));
 	bind_text_or_null(st, 3, res->reason);
 	bind_text_or_null(st, 4, log.len ? log.buf : NULL);
 	bind_text_or_null(st, 5, res->image);
-	sqlite3_bind_int64(st, 6, (long long)(res->duration_s * 1000));
+	db_bind_int(st, 6, (long long)(res->duration_s * 1000));
 	bind_text_or_null(st, 7, res->config_hash);
-	sqlite3_bind_int(st, 8, res->cached);
-	sqlite3_bind_int(st, 9, res->cold);
-	sqlite3_bind_int(st, 10, res->compiled);
-	sqlite3_bind_int(st, 11, res->warnings);
+	db_bind_int(st, 8, res->cached);
+	db_bind_int(st, 9, res->cold);
+	db_bind_int(st, 10, res->compiled);
+	db_bind_int(st, 11, res->warnings);
 	if (res->new_warnings >= 0)
-		sqlite3_bind_int(st, 12, res->new_warnings);
+		db_bind_int(st, 12, res->new_warnings);
 	else
-		sqlite3_bind_null(st, 12);
+		db_bind_null(st, 12);
 	bind_text_or_null(st, 13, res->new_warning_lines.buf);
 	bind_text_or_null(st, 14, res->error_lines.buf);
 	bind_text_or_null(st, 15, res->dropped.buf);
-	sqlite3_bind_int64(st, 16, (long long)(res->cpu_s * 1000));
+	db_bind_int(st, 16, (long long)(res->cpu_s * 1000));
 	bind_text_or_null(st, 17, res->dir);
 	ret = db_step_done(db, st, "build", "build result");
 	strbuf_release(&log);
@@ -175,25 +170,26 @@ int db_build_finish(struct db *db, long long build_id,
 
 int db_build_error(struct db *db, long long build_id, const char *reason)
 {
-	sqlite3_stmt *st = db_stmt(db, "UPDATE build SET status = 'failed', "
-				   "status_reason = ?2 WHERE id = ?1");
+	struct sqlite3_stmt *st = db_stmt(db,
+		"UPDATE build SET status = 'failed', "
+		"status_reason = ?2 WHERE id = ?1");
 
 	if (!st)
 		return -1;
-	sqlite3_bind_int64(st, 1, build_id);
+	db_bind_int(st, 1, build_id);
 	bind_text_or_null(st, 2, reason);
 	return db_step_done(db, st, "build", "build error");
 }
 
 int db_build_interrupted(struct db *db, long long build_id)
 {
-	sqlite3_stmt *st = db_stmt(db, "UPDATE build SET status = "
+	struct sqlite3_stmt *st = db_stmt(db, "UPDATE build SET status = "
 				   "'interrupted', status_reason = 'stopped "
 				   "with the daemon; built again when it "
 				   "starts' WHERE id = ?1");
 
 	if (!st)
 		return -1;
-	sqlite3_bind_int64(st, 1, build_id);
+	db_bind_int(st, 1, build_id);
 	return db_step_done(db, st, "build", "build interrupted");
 }

@@ -3,11 +3,11 @@
  * db_intake.h).  Re-running the store for the same series replaces its
  * patch rows, so a retried fetch job leaves one copy.
  */
-#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "alloc.h"
 #include "db.h"
 #include "db_intake.h"
 #include "log.h"
@@ -25,39 +25,32 @@ void db_intake_source_release(struct db_intake_source *src)
 int db_intake_source(struct db *db, long long id,
 		     struct db_intake_source *src)
 {
-	sqlite3_stmt *st = db_stmt(db, "SELECT source_url, mbox, version, "
-				   "total, list FROM series WHERE id = ?1");
-	int rc, ret = -1;
+	struct sqlite3_stmt *st = db_stmt(db,
+		"SELECT source_url, mbox, version, "
+		"total, list FROM series WHERE id = ?1");
+	int ret = -1;
 
 	memset(src, 0, sizeof(*src));
 	if (!st)
 		return -1;
-	sqlite3_bind_int64(st, 1, id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		const void *mbox = sqlite3_column_blob(st, 1);
-		int n = sqlite3_column_bytes(st, 1);
+	db_bind_int(st, 1, id);
+	if (!db_row_one(db, st, "intake", "series", id)) {
+		const void *mbox = db_column_blob(st, 1);
+		size_t n = db_column_bytes(st, 1);
 
 		src->source_url = db_column_strdup(st, 0);
 		src->list = db_column_strdup(st, 4);
 		if (mbox) {
-			src->mbox = malloc((size_t)n + 1);
-			if (!src->mbox)
-				die("intake", "out of memory");
-			memcpy(src->mbox, mbox, (size_t)n);
+			src->mbox = xmalloc(n + 1);
+			memcpy(src->mbox, mbox, n);
 			src->mbox[n] = '\0';
-			src->mbox_len = (size_t)n;
+			src->mbox_len = n;
 		}
-		src->version = sqlite3_column_int(st, 2);
-		src->total = sqlite3_column_int(st, 3);
+		src->version = db_column_int(st, 2);
+		src->total = db_column_int(st, 3);
 		ret = 0;
-	} else if (rc == SQLITE_DONE) {
-		error("intake", "series %lld: no such series", id);
-	} else {
-		error("intake", "series %lld: %s", id,
-		      sqlite3_errmsg(db_sqlite(db)));
 	}
-	sqlite3_reset(st);
+	db_reset(st);
 	return ret;
 }
 
@@ -65,9 +58,10 @@ int db_intake_source(struct db *db, long long id,
 static int add_trailers(struct db *db, long long pid,
 			const struct series_patch *p)
 {
-	sqlite3_stmt *st = db_stmt(db, "INSERT OR IGNORE INTO patch_trailer "
-				   "(patch_id, name, value, message_id, "
-				   "from_version) VALUES (?1, ?2, ?3, ?4, ?5)");
+	struct sqlite3_stmt *st = db_stmt(db,
+		"INSERT OR IGNORE INTO patch_trailer "
+		"(patch_id, name, value, message_id, "
+		"from_version) VALUES (?1, ?2, ?3, ?4, ?5)");
 	size_t i;
 
 	if (!st)
@@ -75,14 +69,14 @@ static int add_trailers(struct db *db, long long pid,
 	for (i = 0; i < p->nr_trailers; i++) {
 		const struct series_trailer *t = &p->trailers[i];
 
-		sqlite3_bind_int64(st, 1, pid);
-		sqlite3_bind_text(st, 2, t->name, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 3, t->value, -1, SQLITE_STATIC);
-		db_bind_text_or_null(st, 4, t->message_id);
+		db_bind_int(st, 1, pid);
+		db_bind_text(st, 2, t->name);
+		db_bind_text(st, 3, t->value);
+		db_bind_text(st, 4, t->message_id);
 		if (t->from_version)
-			sqlite3_bind_int(st, 5, t->from_version);
+			db_bind_int(st, 5, t->from_version);
 		else
-			sqlite3_bind_null(st, 5);
+			db_bind_null(st, 5);
 		if (db_step_done(db, st, "intake", "storing a trailer"))
 			return -1;
 	}
@@ -92,40 +86,36 @@ static int add_trailers(struct db *db, long long pid,
 static int add_patch(struct db *db, long long id,
 		     const struct series_patch *p)
 {
-	sqlite3_stmt *st = db_stmt(db, "INSERT INTO patch (series_id, idx, "
-				   "msgid, subject, author, date, raw, "
-				   "fingerprint) VALUES (?1, ?2, ?3, ?4, ?5, "
-				   "?6, ?7, ?8)");
+	struct sqlite3_stmt *st = db_stmt(db,
+		"INSERT INTO patch (series_id, idx, "
+		"msgid, subject, author, date, raw, "
+		"fingerprint) VALUES (?1, ?2, ?3, ?4, ?5, "
+		"?6, ?7, ?8)");
 	struct strbuf author = STRBUF_INIT;
 	int ret = -1;
 
 	if (!st)
 		return -1;
 	strbuf_addf(&author, "%s <%s>", p->author_name, p->author_email);
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_int(st, 2, p->index);
-	db_bind_text_or_null(st, 3, p->message_id);
-	db_bind_text_or_null(st, 4, p->subject);
-	sqlite3_bind_text(st, 5, author.buf, -1, SQLITE_STATIC);
+	db_bind_int(st, 1, id);
+	db_bind_int(st, 2, p->index);
+	db_bind_text(st, 3, p->message_id);
+	db_bind_text(st, 4, p->subject);
+	db_bind_text(st, 5, author.buf);
 	if (p->has_date)
-		sqlite3_bind_int64(st, 6, p->date);
+		db_bind_int(st, 6, p->date);
 	else
-		sqlite3_bind_null(st, 6);
+		db_bind_null(st, 6);
 	if (p->raw)
-		sqlite3_bind_blob(st, 7, p->raw, (int)p->raw_len,
-				  SQLITE_STATIC);
+		db_bind_blob(st, 7, p->raw, p->raw_len);
 	else
-		sqlite3_bind_null(st, 7);
-	db_bind_text_or_null(st, 8, *p->fingerprint ? p->fingerprint : NULL);
-	if (sqlite3_step(st) != SQLITE_DONE)
-		error("intake", "series %lld: patch %d: %s", id, p->index,
-		      sqlite3_errmsg(db_sqlite(db)));
-	else
-		ret = 0;
-	sqlite3_reset(st);
+		db_bind_null(st, 7);
+	db_bind_text(st, 8, *p->fingerprint ? p->fingerprint : NULL);
+	ret = db_step_done(db, st, "intake", "series %lld: patch %d", id,
+			   p->index);
 	strbuf_release(&author);
 	if (!ret)
-		ret = add_trailers(db, sqlite3_last_insert_rowid(db_sqlite(db)),
+		ret = add_trailers(db, db_last_insert_id(db),
 				   p);
 	return ret;
 }
@@ -135,7 +125,7 @@ int db_intake_store(struct db *db, long long id, const struct series *s,
 {
 	const struct series_patch *head = s->cover ? s->cover :
 					  s->nr_patches ? s->patches[0] : NULL;
-	sqlite3_stmt *st;
+	struct sqlite3_stmt *st;
 	struct strbuf author = STRBUF_INIT, problems = STRBUF_INIT;
 	size_t i;
 	int ret = -1;
@@ -152,40 +142,30 @@ int db_intake_store(struct db *db, long long id, const struct series *s,
 		     "problems = ?13 WHERE id = ?10");
 	if (!st)
 		goto out;
-	db_bind_text_or_null(st, 1, head ? head->message_id : NULL);
-	db_bind_text_or_null(st, 2, head ? head->subject : NULL);
-	db_bind_text_or_null(st, 3, head ? author.buf : NULL);
-	sqlite3_bind_int(st, 4, s->version);
-	sqlite3_bind_int(st, 5, s->total);
-	db_bind_text_or_null(st, 6, s->change_id);
-	db_bind_text_or_null(st, 7, s->base_commit);
+	db_bind_text(st, 1, head ? head->message_id : NULL);
+	db_bind_text(st, 2, head ? head->subject : NULL);
+	db_bind_text(st, 3, head ? author.buf : NULL);
+	db_bind_int(st, 4, s->version);
+	db_bind_int(st, 5, s->total);
+	db_bind_text(st, 6, s->change_id);
+	db_bind_text(st, 7, s->base_commit);
 	if (mbox)
-		sqlite3_bind_blob(st, 8, mbox, (int)mbox_len, SQLITE_STATIC);
+		db_bind_blob(st, 8, mbox, mbox_len);
 	else
-		sqlite3_bind_null(st, 8);
-	sqlite3_bind_int64(st, 9, (long long)time(NULL));
-	sqlite3_bind_int64(st, 10, id);
-	db_bind_text_or_null(st, 11, head ? head->title : NULL);
-	db_bind_text_or_null(st, 12, head ? head->author_email : NULL);
-	db_bind_text_or_null(st, 13, problems.len ? problems.buf : NULL);
-	if (sqlite3_step(st) != SQLITE_DONE) {
-		error("intake", "series %lld: %s", id,
-		      sqlite3_errmsg(db_sqlite(db)));
-		sqlite3_reset(st);
+		db_bind_null(st, 8);
+	db_bind_int(st, 9, (long long)time(NULL));
+	db_bind_int(st, 10, id);
+	db_bind_text(st, 11, head ? head->title : NULL);
+	db_bind_text(st, 12, head ? head->author_email : NULL);
+	db_bind_text(st, 13, problems.len ? problems.buf : NULL);
+	if (db_step_done(db, st, "intake", "series %lld", id))
 		goto out;
-	}
-	sqlite3_reset(st);
 	st = db_stmt(db, "DELETE FROM patch WHERE series_id = ?1");
 	if (!st)
 		goto out;
-	sqlite3_bind_int64(st, 1, id);
-	if (sqlite3_step(st) != SQLITE_DONE) {
-		error("intake", "series %lld: %s", id,
-		      sqlite3_errmsg(db_sqlite(db)));
-		sqlite3_reset(st);
+	db_bind_int(st, 1, id);
+	if (db_step_done(db, st, "intake", "series %lld", id))
 		goto out;
-	}
-	sqlite3_reset(st);
 	if (s->cover && add_patch(db, id, s->cover))
 		goto out;
 	for (i = 0; i < s->nr_patches; i++)

@@ -5,36 +5,32 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <sqlite3.h>
-
+#include "alloc.h"
 #include "db.h"
 #include "db_json.h"
 #include "log.h"
 
-int db_json_prepare(struct db *db, const char *sql, sqlite3_stmt **st)
+int db_json_prepare(struct db *db, const char *sql, struct sqlite3_stmt **st)
 {
 	*st = db_stmt(db, sql);
 	return *st ? 0 : -1;
 }
 
-void db_json_done(sqlite3_stmt *st)
+void db_json_done(struct sqlite3_stmt *st)
 {
-	if (st)
-		sqlite3_reset(st);
+	db_reset(st);
 }
 
-static json_t *text_value(const char *text, int len)
+static json_t *text_value(const char *text, size_t len)
 {
 	json_t *v;
 	char *copy;
-	int i;
+	size_t i;
 
 	v = json_stringn(text, len);
 	if (v)
 		return v;
-	copy = malloc(len + 1);
-	if (!copy)
-		die("db", "out of memory");
+	copy = xmalloc(len + 1);
 	for (i = 0; i < len; i++)
 		copy[i] = (unsigned char)text[i] < 0x80 && text[i] ?
 			  text[i] : '?';
@@ -43,68 +39,59 @@ static json_t *text_value(const char *text, int len)
 	return v;
 }
 
-json_t *db_json_row(sqlite3_stmt *st)
+json_t *db_json_row(struct sqlite3_stmt *st)
 {
 	json_t *obj = json_object();
-	int i, n = sqlite3_column_count(st);
+	int i, n = db_column_count(st);
 
 	for (i = 0; i < n; i++) {
 		json_t *v;
 
-		switch (sqlite3_column_type(st, i)) {
-		case SQLITE_INTEGER:
-			v = json_integer(sqlite3_column_int64(st, i));
+		switch (db_column_type(st, i)) {
+		case DB_INTEGER:
+			v = json_integer(db_column_int64(st, i));
 			break;
-		case SQLITE_FLOAT:
-			v = json_real(sqlite3_column_double(st, i));
+		case DB_FLOAT:
+			v = json_real(db_column_double(st, i));
 			break;
-		case SQLITE_TEXT:
-			v = text_value((const char *)sqlite3_column_text(st, i),
-				       sqlite3_column_bytes(st, i));
+		case DB_TEXT:
+			v = text_value(db_column_text(st, i),
+				       db_column_bytes(st, i));
 			break;
 		default:	/* NULL; blobs are never served */
 			v = json_null();
 		}
-		json_object_set_new(obj, sqlite3_column_name(st, i), v);
+		json_object_set_new(obj, db_column_name(st, i), v);
 	}
 	return obj;
 }
 
 int db_json_read_begin(struct db *db)
 {
-	sqlite3_stmt *st;
-	int rc;
+	struct sqlite3_stmt *st;
 
 	if (db_json_prepare(db, "BEGIN DEFERRED", &st))
 		return -1;
-	rc = sqlite3_step(st);
-	db_json_done(st);
-	if (rc != SQLITE_DONE)
-		return error("db", "begin: %s", sqlite3_errmsg(db_sqlite(db)));
-	return 0;
+	return db_step_done(db, st, "db", "begin");
 }
 
 void db_json_read_end(struct db *db)
 {
-	sqlite3_stmt *st;
+	struct sqlite3_stmt *st;
 
-	if (!db_json_prepare(db, "COMMIT", &st)) {
-		sqlite3_step(st);
-		db_json_done(st);
-	}
+	if (db_in_transaction(db) && !db_json_prepare(db, "COMMIT", &st))
+		db_step_done(db, st, "db", "commit");
 	/* A read-only transaction cannot fail to end; make sure. */
 	db_rollback(db);
 }
 
-int db_json_collect(struct db *db, sqlite3_stmt *st, json_t *rows)
+int db_json_collect(struct db *db, struct sqlite3_stmt *st, json_t *rows)
 {
 	int rc;
 
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+	while ((rc = db_row(db, st, "db", "query")) > 0)
 		json_array_append_new(rows, db_json_row(st));
-	if (rc != SQLITE_DONE)
-		return error("db", "query: %s", sqlite3_errmsg(db_sqlite(db)));
-	return 0;
+	return rc;
 }
 
 void db_json_parse_member(json_t *rows, const char *key)
@@ -126,13 +113,13 @@ void db_json_parse_member(json_t *rows, const char *key)
 int db_json_rows_by_id(struct db *db, const char *sql, long long id,
 		       json_t **out)
 {
-	sqlite3_stmt *st = NULL;
+	struct sqlite3_stmt *st = NULL;
 	json_t *rows = json_array();
 	int ret = -1;
 
 	if (db_json_prepare(db, sql, &st))
 		goto out;
-	sqlite3_bind_int64(st, 1, id);
+	db_bind_int(st, 1, id);
 	if (db_json_collect(db, st, rows))
 		goto out;
 	*out = rows;

@@ -51,9 +51,10 @@ int db_pipeline_cancel(struct db *db, long long series_id, const char *why);
  * Repairs series left behind by a dead daemon or by a per-arch job that
  * failed while another arch's job was still running: a series in a
  * non-final status with a failed job goes to "failed" with the newest
- * failed job's reason ("<kind> <arch>: <last_error>"), and its queued
- * jobs are cancelled.  *count (optional) receives the number of series
- * changed.
+ * failed job's reason ("<kind> <arch>: <last_error>"), and the queued
+ * jobs of every final series are cancelled, except report jobs (the
+ * report of a failure, a released mail).  *count (optional) receives the
+ * number of series changed.
  */
 int db_pipeline_fail_orphans(struct db *db, int *count);
 

@@ -1,7 +1,6 @@
 /*
  * db_run.c - the run stage's SQL (see db_run.h).
  */
-#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -21,7 +20,7 @@ void db_run_images_release(struct db_run_images *im)
 int db_run_images(struct db *db, long long series_id, const char *arch,
 		  struct db_run_images *im)
 {
-	sqlite3_stmt *st = db_stmt(db,
+	struct sqlite3_stmt *st = db_stmt(db,
 		"SELECT sb.side = 'patched', b.id, b.image_path "
 		"FROM series_build sb JOIN build b ON b.id = sb.build_id "
 		"WHERE sb.series_id = ?1 AND sb.arch = ?2 "
@@ -31,20 +30,20 @@ int db_run_images(struct db *db, long long series_id, const char *arch,
 	memset(im, 0, sizeof(*im));
 	if (!st)
 		return -1;
-	sqlite3_bind_int64(st, 1, series_id);
-	sqlite3_bind_text(st, 2, arch, -1, SQLITE_STATIC);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int side = sqlite3_column_int(st, 0);
+	db_bind_int(st, 1, series_id);
+	db_bind_text(st, 2, arch);
+	while ((rc = db_row(db, st, "run", "series %lld: images",
+			    series_id)) > 0) {
+		int side = db_column_int(st, 0);
 
-		im->build_id[side] = sqlite3_column_int64(st, 1);
+		im->build_id[side] = db_column_int64(st, 1);
 		free(im->image[side]);
 		im->image[side] = db_column_strdup(st, 2);
 	}
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE) {
+	db_reset(st);
+	if (rc < 0) {
 		db_run_images_release(im);
-		return error("run", "series %lld: images: %s", series_id,
-			     sqlite3_errmsg(db_sqlite(db)));
+		return -1;
 	}
 	if (!im->image[0] || !im->image[1]) {
 		db_run_images_release(im);
@@ -64,7 +63,7 @@ int db_run_host_sync(struct db *db, const char *name, const char *uri,
 		     struct db_run_host *h)
 {
 	/* A probe stays valid while the host is the same machine. */
-	sqlite3_stmt *up = db_stmt(db,
+	struct sqlite3_stmt *up = db_stmt(db,
 		"INSERT INTO host (name, uri, arch, accel, capacity) "
 		"VALUES (?1, ?2, ?3, ?4, ?5) "
 		"ON CONFLICT (name) DO UPDATE SET "
@@ -73,43 +72,42 @@ int db_run_host_sync(struct db *db, const char *name, const char *uri,
 		" probed_at = CASE WHEN uri = ?2 AND arch = ?3 "
 		"  THEN probed_at END, "
 		" uri = ?2, arch = ?3, capacity = ?5");
-	sqlite3_stmt *sel;
+	struct sqlite3_stmt *sel;
 	int rc;
 
 	memset(h, 0, sizeof(*h));
 	if (!up)
 		return -1;
-	sqlite3_bind_text(up, 1, name, -1, SQLITE_STATIC);
-	sqlite3_bind_text(up, 2, uri, -1, SQLITE_STATIC);
-	sqlite3_bind_text(up, 3, arch, -1, SQLITE_STATIC);
-	sqlite3_bind_text(up, 4, accel, -1, SQLITE_STATIC);
-	sqlite3_bind_int(up, 5, capacity);
-	if (db_step_done(db, up, "run", name))
+	db_bind_text(up, 1, name);
+	db_bind_text(up, 2, uri);
+	db_bind_text(up, 3, arch);
+	db_bind_text(up, 4, accel);
+	db_bind_int(up, 5, capacity);
+	if (db_step_done(db, up, "run", "%s", name))
 		return -1;
 	sel = db_stmt(db, "SELECT id, accel, coalesce(probed_at, 0), "
 		      "healthy FROM host WHERE name = ?1");
 	if (!sel)
 		return -1;
-	sqlite3_bind_text(sel, 1, name, -1, SQLITE_STATIC);
-	rc = sqlite3_step(sel);
-	if (rc == SQLITE_ROW) {
-		h->id = sqlite3_column_int64(sel, 0);
+	db_bind_text(sel, 1, name);
+	rc = db_row(db, sel, "run", "host %s", name);
+	if (rc > 0) {
+		h->id = db_column_int64(sel, 0);
 		h->accel = db_column_strdup(sel, 1);
-		h->probed_at = sqlite3_column_int64(sel, 2);
-		h->healthy = sqlite3_column_int(sel, 3);
+		h->probed_at = db_column_int64(sel, 2);
+		h->healthy = db_column_int(sel, 3);
 	}
-	sqlite3_reset(sel);
-	if (rc != SQLITE_ROW)
-		return error("run", "host %s: %s", name,
-			     sqlite3_errmsg(db_sqlite(db)));
-	return 0;
+	db_reset(sel);
+	if (!rc)
+		error("run", "host %s: not written", name);
+	return rc > 0 ? 0 : -1;
 }
 
 int db_run_host_probed(struct db *db, long long host_id, const char *accel,
 		       const char *cpu_model, unsigned int cpus,
 		       unsigned long long memory_mib, const char *reason)
 {
-	sqlite3_stmt *st = db_stmt(db,
+	struct sqlite3_stmt *st = db_stmt(db,
 		"UPDATE host SET accel = coalesce(?2, accel), "
 		"healthy = ?2 IS NOT NULL, health_reason = ?3, "
 		"cpu_model = ?4, cpus = ?5, memory_mib = ?6, probed_at = ?7 "
@@ -117,13 +115,13 @@ int db_run_host_probed(struct db *db, long long host_id, const char *accel,
 
 	if (!st)
 		return -1;
-	sqlite3_bind_int64(st, 1, host_id);
-	db_bind_text_or_null(st, 2, accel);
-	db_bind_text_or_null(st, 3, accel ? NULL : reason);
-	db_bind_text_or_null(st, 4, cpu_model);
-	sqlite3_bind_int(st, 5, (int)cpus);
-	sqlite3_bind_int64(st, 6, (long long)memory_mib);
-	sqlite3_bind_int64(st, 7, (long long)time(NULL));
+	db_bind_int(st, 1, host_id);
+	db_bind_text(st, 2, accel);
+	db_bind_text(st, 3, accel ? NULL : reason);
+	db_bind_text(st, 4, cpu_model);
+	db_bind_int(st, 5, (int)cpus);
+	db_bind_int(st, 6, (long long)memory_mib);
+	db_bind_int(st, 7, (long long)time(NULL));
 	return db_step_done(db, st, "run", "host probe");
 }
 
@@ -135,41 +133,41 @@ int db_run_hosts_stale(struct db *db)
 int db_run_host_unhealthy(struct db *db, long long host_id,
 			  const char *reason)
 {
-	sqlite3_stmt *st = db_stmt(db,
+	struct sqlite3_stmt *st = db_stmt(db,
 		"UPDATE host SET healthy = 0, health_reason = ?2, "
 		"probed_at = NULL WHERE id = ?1");
 
 	if (!st)
 		return -1;
-	sqlite3_bind_int64(st, 1, host_id);
-	sqlite3_bind_text(st, 2, reason, -1, SQLITE_STATIC);
+	db_bind_int(st, 1, host_id);
+	db_bind_text(st, 2, reason);
 	return db_step_done(db, st, "run", "host health");
 }
 
 int db_run_interrupt(struct db *db, long long series_id, const char *arch,
 		     int *n)
 {
-	sqlite3_stmt *boots = db_stmt(db,
+	struct sqlite3_stmt *boots = db_stmt(db,
 		"UPDATE boot SET status = 'interrupted', status_reason = "
 		"'the daemon stopped during the boot' "
 		"WHERE status = 'running' AND run_id IN "
 		"(SELECT id FROM run WHERE series_id = ?1 AND arch = ?2 "
 		" AND status = 'running')");
-	sqlite3_stmt *runs = db_stmt(db,
+	struct sqlite3_stmt *runs = db_stmt(db,
 		"UPDATE run SET status = 'interrupted', finished_at = ?3 "
 		"WHERE series_id = ?1 AND arch = ?2 AND status = 'running'");
 
 	if (!boots || !runs || db_begin(db))
 		return -1;
-	sqlite3_bind_int64(boots, 1, series_id);
-	sqlite3_bind_text(boots, 2, arch, -1, SQLITE_STATIC);
+	db_bind_int(boots, 1, series_id);
+	db_bind_text(boots, 2, arch);
 	if (db_step_done(db, boots, "run", "interrupted boots"))
 		goto fail;
 	if (n)
-		*n = sqlite3_changes(db_sqlite(db));
-	sqlite3_bind_int64(runs, 1, series_id);
-	sqlite3_bind_text(runs, 2, arch, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(runs, 3, (long long)time(NULL));
+		*n = db_changes(db);
+	db_bind_int(runs, 1, series_id);
+	db_bind_text(runs, 2, arch);
+	db_bind_int(runs, 3, (long long)time(NULL));
 	if (db_step_done(db, runs, "run", "interrupted runs"))
 		goto fail;
 	return db_commit(db);
@@ -181,47 +179,47 @@ fail:
 int db_run_start(struct db *db, const struct db_run_design *d,
 		 long long *run_id)
 {
-	sqlite3_stmt *st = db_stmt(db,
+	struct sqlite3_stmt *st = db_stmt(db,
 		"INSERT INTO run (series_id, arch, accel, clock, seed, plan, "
 		"started_at, alpha, max_per_side) "
 		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
 
 	if (!st)
 		return -1;
-	sqlite3_bind_int64(st, 1, d->series_id);
-	sqlite3_bind_text(st, 2, d->arch, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, d->accel, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 4, d->clock, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 5, (sqlite3_int64)d->seed);
-	sqlite3_bind_text(st, 6, d->plan, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 7, (long long)time(NULL));
-	sqlite3_bind_double(st, 8, d->alpha);
-	sqlite3_bind_int(st, 9, (int)d->max_per_side);
+	db_bind_int(st, 1, d->series_id);
+	db_bind_text(st, 2, d->arch);
+	db_bind_text(st, 3, d->accel);
+	db_bind_text(st, 4, d->clock);
+	db_bind_int(st, 5, (long long)d->seed);
+	db_bind_text(st, 6, d->plan);
+	db_bind_int(st, 7, (long long)time(NULL));
+	db_bind_double(st, 8, d->alpha);
+	db_bind_int(st, 9, (int)d->max_per_side);
 	if (db_step_done(db, st, "run", "run row"))
 		return -1;
-	*run_id = sqlite3_last_insert_rowid(db_sqlite(db));
+	*run_id = db_last_insert_id(db);
 	return 0;
 }
 
 int db_run_finish(struct db *db, long long run_id, const char *status,
 		  unsigned int rounds)
 {
-	sqlite3_stmt *st = db_stmt(db,
+	struct sqlite3_stmt *st = db_stmt(db,
 		"UPDATE run SET status = ?2, rounds = ?3, finished_at = ?4 "
 		"WHERE id = ?1");
 
 	if (!st)
 		return -1;
-	sqlite3_bind_int64(st, 1, run_id);
-	sqlite3_bind_text(st, 2, status, -1, SQLITE_STATIC);
-	sqlite3_bind_int(st, 3, (int)rounds);
-	sqlite3_bind_int64(st, 4, (long long)time(NULL));
+	db_bind_int(st, 1, run_id);
+	db_bind_text(st, 2, status);
+	db_bind_int(st, 3, (int)rounds);
+	db_bind_int(st, 4, (long long)time(NULL));
 	return db_step_done(db, st, "run", "run result");
 }
 
 int db_run_boot_start(struct db *db, const struct db_run_boot *b)
 {
-	sqlite3_stmt *st = db_stmt(db,
+	struct sqlite3_stmt *st = db_stmt(db,
 		"INSERT INTO boot (series_id, build_id, host_id, side, seq, "
 		"status, console_path, run_id, round, attempt, nonce, "
 		"started_at, calibration_id) VALUES (?1, ?2, ?3, ?4, ?5, "
@@ -230,24 +228,24 @@ int db_run_boot_start(struct db *db, const struct db_run_boot *b)
 	if (!st)
 		return -1;
 	db_bind_id_or_null(st, 1, b->series_id);
-	sqlite3_bind_int64(st, 2, b->build_id);
+	db_bind_int(st, 2, b->build_id);
 	db_bind_id_or_null(st, 3, b->host_id);
-	sqlite3_bind_text(st, 4, b->side, -1, SQLITE_STATIC);
-	sqlite3_bind_int(st, 5, (int)b->seq);
-	sqlite3_bind_text(st, 6, b->console_path, -1, SQLITE_STATIC);
+	db_bind_text(st, 4, b->side);
+	db_bind_int(st, 5, (int)b->seq);
+	db_bind_text(st, 6, b->console_path);
 	db_bind_id_or_null(st, 7, b->run_id);
+	db_bind_int(st, 8, (int)b->round);
+	db_bind_int(st, 9, b->attempt);
+	db_bind_text(st, 10, b->nonce);
+	db_bind_int(st, 11, (long long)time(NULL));
 	db_bind_id_or_null(st, 12, b->calibration_id);
-	sqlite3_bind_int(st, 8, (int)b->round);
-	sqlite3_bind_int(st, 9, b->attempt);
-	sqlite3_bind_text(st, 10, b->nonce, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 11, (long long)time(NULL));
 	return db_step_done(db, st, "run", "boot row");
 }
 
 static int insert_samples(struct db *db, long long boot_id,
 			  const struct sample *s, size_t n)
 {
-	sqlite3_stmt *st = db_stmt(db,
+	struct sqlite3_stmt *st = db_stmt(db,
 		"INSERT INTO sample (boot_id, workload, metric, params, "
 		"iteration, value, unit, direction, is_primary) "
 		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
@@ -256,17 +254,16 @@ static int insert_samples(struct db *db, long long boot_id,
 	if (!st)
 		return -1;
 	for (i = 0; i < n; i++) {
-		sqlite3_bind_int64(st, 1, boot_id);
-		sqlite3_bind_text(st, 2, s[i].workload, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 3, s[i].metric, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 4, s[i].params, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(st, 5, s[i].iteration);
-		sqlite3_bind_double(st, 6, s[i].value);
-		sqlite3_bind_text(st, 7, s[i].unit, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 8, s[i].direction ==
-				  STATS_HIGHER_IS_BETTER ? "higher" : "lower",
-				  -1, SQLITE_STATIC);
-		sqlite3_bind_int(st, 9, s[i].primary);
+		db_bind_int(st, 1, boot_id);
+		db_bind_text(st, 2, s[i].workload);
+		db_bind_text(st, 3, s[i].metric);
+		db_bind_text(st, 4, s[i].params);
+		db_bind_int(st, 5, s[i].iteration);
+		db_bind_double(st, 6, s[i].value);
+		db_bind_text(st, 7, s[i].unit);
+		db_bind_text(st, 8, s[i].direction ==
+			     STATS_HIGHER_IS_BETTER ? "higher" : "lower");
+		db_bind_int(st, 9, s[i].primary);
 		if (db_step_done(db, st, "run", "sample row"))
 			return -1;
 	}
@@ -278,7 +275,7 @@ int db_run_boot_finish(struct db *db, const char *nonce, const char *status,
 		       long long duration_ms, const struct sample *samples,
 		       size_t n)
 {
-	sqlite3_stmt *up = db_stmt(db,
+	struct sqlite3_stmt *up = db_stmt(db,
 		"UPDATE boot SET status = ?2, status_reason = ?3, "
 		"domain = ?4, duration_ms = ?5 WHERE nonce = ?1 "
 		"RETURNING id");
@@ -287,20 +284,19 @@ int db_run_boot_finish(struct db *db, const char *nonce, const char *status,
 
 	if (!up || db_begin(db))
 		return -1;
-	sqlite3_bind_text(up, 1, nonce, -1, SQLITE_STATIC);
-	sqlite3_bind_text(up, 2, status, -1, SQLITE_STATIC);
-	db_bind_text_or_null(up, 3, reason);
-	db_bind_text_or_null(up, 4, domain);
-	sqlite3_bind_int64(up, 5, duration_ms);
-	rc = sqlite3_step(up);
-	if (rc == SQLITE_ROW)
-		boot_id = sqlite3_column_int64(up, 0);
-	while (rc == SQLITE_ROW)
-		rc = sqlite3_step(up);
-	sqlite3_reset(up);
-	if (rc != SQLITE_DONE || !boot_id) {
-		error("run", "boot %s: %s", nonce, boot_id ?
-		      sqlite3_errmsg(db_sqlite(db)) : "no such boot");
+	db_bind_text(up, 1, nonce);
+	db_bind_text(up, 2, status);
+	db_bind_text(up, 3, reason);
+	db_bind_text(up, 4, domain);
+	db_bind_int(up, 5, duration_ms);
+	/* RETURNING: the update is complete once the rows are read. */
+	while ((rc = db_row(db, up, "run", "boot %s", nonce)) > 0)
+		boot_id = db_column_int64(up, 0);
+	db_reset(up);
+	if (rc < 0)
+		goto fail;
+	if (!boot_id) {
+		error("run", "boot %s: no such boot", nonce);
 		goto fail;
 	}
 	if (insert_samples(db, boot_id, samples, n))

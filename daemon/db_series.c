@@ -9,14 +9,12 @@
 #include <string.h>
 #include <time.h>
 
-#include <sqlite3.h>
-
 #include "db.h"
 #include "db_json.h"
 #include "db_series.h"
 #include "db_versions.h"
 #include "log.h"
-#include "pipeline.h"
+#include "jobq.h"
 
 /*
  * A boot that failed: finished, but not ok (the same rule as the
@@ -46,7 +44,7 @@ int db_series_submit(struct db *db, const char *url, const char *mbox,
 	static const char sql[] =
 		"INSERT INTO series (source_url, mbox, status, created_at, "
 		"updated_at) VALUES (?1, ?2, 'queued', ?3, ?3)";
-	sqlite3_stmt *st = NULL;
+	struct sqlite3_stmt *st = NULL;
 	long long sid;
 	int ret = -1;
 
@@ -55,18 +53,15 @@ int db_series_submit(struct db *db, const char *url, const char *mbox,
 	if (db_json_prepare(db, sql, &st))
 		goto out;
 	if (url)
-		sqlite3_bind_text(st, 1, url, -1, SQLITE_STATIC);
+		db_bind_text(st, 1, url);
 	else
-		sqlite3_bind_blob64(st, 2, mbox, mbox_len, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 3, (long long)time(NULL));
-	if (sqlite3_step(st) != SQLITE_DONE) {
-		error("db_series", "insert series: %s",
-		      sqlite3_errmsg(db_sqlite(db)));
+		db_bind_blob(st, 2, mbox, mbox_len);
+	db_bind_int(st, 3, (long long)time(NULL));
+	if (db_step_done(db, st, "db_series", "insert series"))
 		goto out;
-	}
-	sid = sqlite3_last_insert_rowid(db_sqlite(db));
-	/* The pipeline's first stage (fetch), in this transaction. */
-	if (pipeline_start(db, sid, NULL))
+	sid = db_last_insert_id(db);
+	/* The pipeline's first job (fetch), in this transaction. */
+	if (jobq_enqueue(db, JOBQ_KIND_FIRST, sid, NULL, NULL))
 		goto out;
 	if (db_commit(db))
 		goto out;
@@ -116,29 +111,29 @@ int db_series_list(struct db *db, const struct series_filter *f,
 		"(?11 IS NULL OR EXISTS (SELECT 1 FROM comparison c "
 		" WHERE c.series_id = series.id AND c.verdict = ?11)) "
 		"ORDER BY id DESC LIMIT ?7 OFFSET ?8";
-	sqlite3_stmt *st = NULL;
+	struct sqlite3_stmt *st = NULL;
 	json_t *rows = json_array();
 	int ret = -1;
 
 	if (db_json_prepare(db, sql, &st))
 		goto out;
 	if (f->status)
-		sqlite3_bind_text(st, 1, f->status, -1, SQLITE_STATIC);
+		db_bind_text(st, 1, f->status);
 	if (f->list)
-		sqlite3_bind_text(st, 2, f->list, -1, SQLITE_STATIC);
+		db_bind_text(st, 2, f->list);
 	if (f->author)
-		sqlite3_bind_text(st, 3, f->author, -1, SQLITE_STATIC);
+		db_bind_text(st, 3, f->author);
 	if (f->q)
-		sqlite3_bind_text(st, 4, f->q, -1, SQLITE_STATIC);
+		db_bind_text(st, 4, f->q);
 	if (f->before)
-		sqlite3_bind_int64(st, 5, f->before);
+		db_bind_int(st, 5, f->before);
 	if (f->after)
-		sqlite3_bind_int64(st, 6, f->after);
-	sqlite3_bind_int64(st, 7, (long long)f->limit + 1);
-	sqlite3_bind_int64(st, 8, f->offset);
-	db_bind_text_or_null(st, 9, f->tree);
-	db_bind_text_or_null(st, 10, f->arch);
-	db_bind_text_or_null(st, 11, f->verdict);
+		db_bind_int(st, 6, f->after);
+	db_bind_int(st, 7, (long long)f->limit + 1);
+	db_bind_int(st, 8, f->offset);
+	db_bind_text(st, 9, f->tree);
+	db_bind_text(st, 10, f->arch);
+	db_bind_text(st, 11, f->verdict);
 	if (db_json_collect(db, st, rows))
 		goto out;
 	db_json_parse_member(rows, "arches");
@@ -300,11 +295,20 @@ int db_series_get(struct db *db, long long id, json_t **out)
 		  "c.metric, c.params, c.unit, c.direction, c.n_base, "
 		  "c.n_new, c.median_base, c.median_new, c.change_pct, "
 		  "c.ci_low_pct, c.ci_high_pct, c.p_value, c.p_adjusted, "
-		  "c.p_holm, c.verdict, c.flags, c.is_primary, "
+		  "c.p_holm, c.verdict, c.flags, c.is_primary, c.ci_level, "
 		  "c.threshold_pct, c.calibration_id "
 		  "FROM comparison c LEFT JOIN host h ON h.id = c.host_id "
 		  "WHERE c.series_id = ?1 ORDER BY c.run_id, c.is_primary "
 		  "DESC, c.id" },
+		{ "notifications",
+		  "SELECT id, kind, role, transport, recipients, message_id, "
+		  "subject, status, status_reason, attempts, path, "
+		  "length(message) AS bytes, created_at, sent_at, released_at "
+		  "FROM notification WHERE series_id = ?1 ORDER BY id" },
+		{ "checks",
+		  "SELECT patch_id, context, state, posted, description, "
+		  "attempts, last_error FROM patchwork_check "
+		  "WHERE series_id = ?1 ORDER BY id" },
 	};
 	json_t *rows = NULL, *series = NULL, *part;
 	size_t i;
@@ -342,18 +346,17 @@ out:
 int db_series_exists(struct db *db, long long id, int *exists)
 {
 	static const char sql[] = "SELECT 1 FROM series WHERE id = ?1";
-	sqlite3_stmt *st;
+	struct sqlite3_stmt *st;
 	int rc;
 
 	if (db_json_prepare(db, sql, &st))
 		return -1;
-	sqlite3_bind_int64(st, 1, id);
-	rc = sqlite3_step(st);
+	db_bind_int(st, 1, id);
+	rc = db_row(db, st, "db_series", "series %lld", id);
 	db_json_done(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return error("db_series", "series %lld: %s", id,
-			     sqlite3_errmsg(db_sqlite(db)));
-	*exists = rc == SQLITE_ROW;
+	if (rc < 0)
+		return -1;
+	*exists = rc;
 	return 0;
 }
 
@@ -373,7 +376,7 @@ int db_series_samples(struct db *db, long long series_id,
 		"(?3 IS NULL OR s.workload = ?3) AND "
 		"(?4 IS NULL OR s.metric = ?4) AND s.id > ?5 "
 		"ORDER BY s.id LIMIT ?6";
-	sqlite3_stmt *st = NULL;
+	struct sqlite3_stmt *st = NULL;
 	json_t *rows = json_array();
 	int ret = -1, exists;
 
@@ -389,15 +392,15 @@ int db_series_samples(struct db *db, long long series_id,
 	}
 	if (db_json_prepare(db, sql, &st))
 		goto out;
-	sqlite3_bind_int64(st, 1, series_id);
+	db_bind_int(st, 1, series_id);
 	if (f->run)
-		sqlite3_bind_int64(st, 2, f->run);
+		db_bind_int(st, 2, f->run);
 	if (f->workload)
-		sqlite3_bind_text(st, 3, f->workload, -1, SQLITE_STATIC);
+		db_bind_text(st, 3, f->workload);
 	if (f->metric)
-		sqlite3_bind_text(st, 4, f->metric, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 5, f->after);
-	sqlite3_bind_int64(st, 6, (long long)f->limit + 1);
+		db_bind_text(st, 4, f->metric);
+	db_bind_int(st, 5, f->after);
+	db_bind_int(st, 6, (long long)f->limit + 1);
 	if (db_json_collect(db, st, rows))
 		goto out;
 	*next_after = page_cut(rows, f->limit);

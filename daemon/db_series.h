@@ -53,11 +53,12 @@ int db_series_list(struct db *db, const struct series_filter *f,
  * "builds", "boots" (counts by side and status), "runs" (arch, accel,
  * seed, status, rounds, boots ok and failed per side, whether the
  * analysis used it), "comparisons" (one per run and metric; "params" as
- * a JSON object), "problems" (what the fetch stage found in the thread),
- * its versions ("previous_id"/"previous_version", "superseded_by"/
- * "superseded_by_version") and "since_previous" (null, or the previous
- * version's series_id, version, status and "metrics": each metric's
- * verdict and change next to the previous version's, see
+ * a JSON object), "notifications" (the report mails and their delivery
+ * status), "checks" (patchwork), "problems" (what the fetch stage found
+ * in the thread), its versions ("previous_id"/"previous_version",
+ * "superseded_by"/"superseded_by_version") and "since_previous" (null,
+ * or the previous version's series_id, version, status and "metrics":
+ * each metric's verdict and change next to the previous version's, see
  * db_versions_since_previous()).  *out is NULL when there is no such
  * series; caller owns *out.
  */

@@ -8,11 +8,11 @@
  * that the newer one lacks.
  */
 #include <math.h>
-#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "alloc.h"
 #include "db.h"
 #include "db_pipeline.h"
 #include "db_versions.h"
@@ -31,12 +31,12 @@
 
 int db_versions_link(struct db *db, long long id, long long *previous_id)
 {
-	sqlite3_stmt *st = db_stmt(db,
+	struct sqlite3_stmt *st = db_stmt(db,
 		"UPDATE series SET previous_id = (SELECT o.id FROM series o "
 		"WHERE " SAME_SERIES("o", "series") " AND o.version < "
 		"series.version ORDER BY o.version DESC, o.id DESC LIMIT 1) "
 		"WHERE id = ?1 RETURNING previous_id");
-	sqlite3_stmt *newer = db_stmt(db,
+	struct sqlite3_stmt *newer = db_stmt(db,
 		"UPDATE series AS n SET previous_id = ?1 FROM series s WHERE "
 		"s.id = ?1 AND " SAME_SERIES("n", "s") " AND n.version > "
 		"s.version AND (n.previous_id IS NULL OR (SELECT p.version "
@@ -46,17 +46,15 @@ int db_versions_link(struct db *db, long long id, long long *previous_id)
 
 	if (!st || !newer)
 		return -1;
-	sqlite3_bind_int64(st, 1, id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		prev = sqlite3_column_int64(st, 0);
-	while (rc == SQLITE_ROW)
-		rc = sqlite3_step(st);
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE)
-		return error("versions", "series %lld: linking: %s", id,
-			     sqlite3_errmsg(db_sqlite(db)));
-	sqlite3_bind_int64(newer, 1, id);
+	db_bind_int(st, 1, id);
+	/* RETURNING: the update is complete once the rows are read. */
+	while ((rc = db_row(db, st, "versions", "series %lld: linking",
+			    id)) > 0)
+		prev = db_column_int64(st, 0);
+	db_reset(st);
+	if (rc < 0)
+		return -1;
+	db_bind_int(newer, 1, id);
 	if (db_step_done(db, newer, "versions", "linking newer versions"))
 		return -1;
 	if (previous_id)
@@ -66,7 +64,7 @@ int db_versions_link(struct db *db, long long id, long long *previous_id)
 
 int db_versions_carry_trailers(struct db *db, long long id, int *n)
 {
-	sqlite3_stmt *st = db_stmt(db,
+	struct sqlite3_stmt *st = db_stmt(db,
 		"INSERT OR IGNORE INTO patch_trailer (patch_id, name, value, "
 		"message_id, from_version, from_series) SELECT np.id, t.name, "
 		"t.value, t.message_id, coalesce(t.from_version, ps.version), "
@@ -80,18 +78,18 @@ int db_versions_carry_trailers(struct db *db, long long id, int *n)
 
 	if (!st)
 		return -1;
-	sqlite3_bind_int64(st, 1, id);
+	db_bind_int(st, 1, id);
 	if (db_step_done(db, st, "versions", "carrying trailers over"))
 		return -1;
 	if (n)
-		*n = sqlite3_changes(db_sqlite(db));
+		*n = db_changes(db);
 	return 0;
 }
 
 int db_versions_trailers_load(struct db *db, long long id,
 			      const struct series *s)
 {
-	sqlite3_stmt *st = db_stmt(db,
+	struct sqlite3_stmt *st = db_stmt(db,
 		"SELECT p.idx, t.name, t.value, t.message_id, t.from_version "
 		"FROM patch p JOIN patch_trailer t ON t.patch_id = p.id "
 		"WHERE p.series_id = ?1 AND t.from_series IS NOT NULL "
@@ -101,29 +99,27 @@ int db_versions_trailers_load(struct db *db, long long id,
 
 	if (!st)
 		return -1;
-	sqlite3_bind_int64(st, 1, id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int idx = sqlite3_column_int(st, 0);
+	db_bind_int(st, 1, id);
+	while ((rc = db_row(db, st, "versions", "series %lld: trailers",
+			    id)) > 0) {
+		int idx = db_column_int(st, 0);
 
 		for (i = 0; i < s->nr_patches; i++)
 			if (s->patches[i]->index == idx)
 				series_patch_add_trailer(s->patches[i],
-					(const char *)sqlite3_column_text(st, 1),
-					(const char *)sqlite3_column_text(st, 2),
-					(const char *)sqlite3_column_text(st, 3),
-					sqlite3_column_int(st, 4));
+					db_column_text(st, 1),
+					db_column_text(st, 2),
+					db_column_text(st, 3),
+					db_column_int(st, 4));
 	}
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE)
-		return error("versions", "series %lld: trailers: %s", id,
-			     sqlite3_errmsg(db_sqlite(db)));
-	return 0;
+	db_reset(st);
+	return rc;
 }
 
 int db_versions_newer(struct db *db, long long id, long long *newer_id,
 		      int *newer_version)
 {
-	sqlite3_stmt *st = db_stmt(db,
+	struct sqlite3_stmt *st = db_stmt(db,
 		"SELECT o.id, o.version FROM series s JOIN series o ON "
 		SAME_SERIES("o", "s") " AND o.version > s.version AND "
 		"o.status NOT IN ('queued', 'fetching', 'fetch-failed', "
@@ -135,29 +131,26 @@ int db_versions_newer(struct db *db, long long id, long long *newer_id,
 	*newer_version = 0;
 	if (!st)
 		return -1;
-	sqlite3_bind_int64(st, 1, id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		*newer_id = sqlite3_column_int64(st, 0);
-		*newer_version = sqlite3_column_int(st, 1);
-		rc = SQLITE_DONE;
+	db_bind_int(st, 1, id);
+	rc = db_row(db, st, "versions", "series %lld: newer versions", id);
+	if (rc > 0) {
+		*newer_id = db_column_int64(st, 0);
+		*newer_version = db_column_int(st, 1);
 	}
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE)
-		return error("versions", "series %lld: newer versions: %s", id,
-			     sqlite3_errmsg(db_sqlite(db)));
-	return 0;
+	db_reset(st);
+	return rc < 0 ? -1 : 0;
 }
 
 int db_versions_superseded_by(struct db *db, long long id, long long newer_id)
 {
-	sqlite3_stmt *st = db_stmt(db, "UPDATE series SET superseded_by = ?2 "
-				   "WHERE id = ?1");
+	struct sqlite3_stmt *st = db_stmt(db,
+		"UPDATE series SET superseded_by = ?2 "
+		"WHERE id = ?1");
 
 	if (!st)
 		return -1;
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_int64(st, 2, newer_id);
+	db_bind_int(st, 1, id);
+	db_bind_int(st, 2, newer_id);
 	return db_step_done(db, st, "versions", "recording the newer version");
 }
 
@@ -167,12 +160,12 @@ int db_versions_supersede(struct db *db, long long id, int *n)
 #define OLDER "SELECT o.id FROM series s JOIN series o ON "		\
 	SAME_SERIES("o", "s") " AND o.version < s.version AND "	\
 	"o.status NOT IN " DB_PIPELINE_FINAL_STATUSES " WHERE s.id = ?1"
-	sqlite3_stmt *jobs = db_stmt(db,
+	struct sqlite3_stmt *jobs = db_stmt(db,
 		"UPDATE job SET state = 'failed', last_error = 'cancelled: "
 		"superseded by v' || (SELECT version FROM series WHERE id = ?1) "
 		"|| ' (series ' || ?1 || ')', updated_at = ?2 WHERE state = "
 		"'queued' AND series_id IN (" OLDER ")");
-	sqlite3_stmt *rows = db_stmt(db,
+	struct sqlite3_stmt *rows = db_stmt(db,
 		"UPDATE series SET status = 'superseded', status_reason = "
 		"'superseded by v' || (SELECT version FROM series WHERE id = ?1) "
 		"|| ' (series ' || ?1 || ')', superseded_by = ?1, updated_at = "
@@ -182,41 +175,41 @@ int db_versions_supersede(struct db *db, long long id, int *n)
 
 	if (!jobs || !rows)
 		return -1;
-	sqlite3_bind_int64(jobs, 1, id);
-	sqlite3_bind_int64(jobs, 2, now);
+	db_bind_int(jobs, 1, id);
+	db_bind_int(jobs, 2, now);
 	if (db_step_done(db, jobs, "versions", "cancelling superseded jobs"))
 		return -1;
-	sqlite3_bind_int64(rows, 1, id);
-	sqlite3_bind_int64(rows, 2, now);
+	db_bind_int(rows, 1, id);
+	db_bind_int(rows, 2, now);
 	if (db_step_done(db, rows, "versions", "superseding older versions"))
 		return -1;
 	if (n)
-		*n = sqlite3_changes(db_sqlite(db));
+		*n = db_changes(db);
 	return 0;
 }
 
-static char *text(sqlite3_stmt *st, int col)
+static char *text(struct sqlite3_stmt *st, int col)
 {
 	return db_column_strdup(st, col);
 }
 
-static double number(sqlite3_stmt *st, int col)
+static double number(struct sqlite3_stmt *st, int col)
 {
-	return sqlite3_column_type(st, col) == SQLITE_NULL ? NAN :
-	       sqlite3_column_double(st, col);
+	return db_column_is_null(st, col) ? NAN :
+	       db_column_double(st, col);
 }
 
 int db_versions_since_previous(struct db *db, long long series_id,
 			       struct db_versions_since *out)
 {
-	sqlite3_stmt *prev = db_stmt(db,
+	struct sqlite3_stmt *prev = db_stmt(db,
 		"SELECT p.id, p.version, p.status FROM series s JOIN series p "
 		"ON p.id = s.previous_id WHERE s.id = ?1");
 	/* the newest analysed run per arch of a series: ?n */
 #define CMP(n) "(SELECT * FROM comparison c WHERE c.series_id = " n	\
 	" AND (c.run_id IS NULL OR c.run_id = (SELECT max(run_id) FROM " \
 	"comparison WHERE series_id = " n " AND arch = c.arch)))"
-	sqlite3_stmt *st = db_stmt(db,
+	struct sqlite3_stmt *st = db_stmt(db,
 		"SELECT cur.arch, cur.workload, cur.metric, cur.params, "
 		"cur.unit, cur.direction, cur.verdict, cur.change_pct, "
 		"cur.ci_low_pct, cur.ci_high_pct, pre.verdict, pre.change_pct, "
@@ -236,34 +229,27 @@ int db_versions_since_previous(struct db *db, long long series_id,
 	memset(out, 0, sizeof(*out));
 	if (!prev || !st)
 		return -1;
-	sqlite3_bind_int64(prev, 1, series_id);
-	rc = sqlite3_step(prev);
-	if (rc == SQLITE_ROW) {
-		out->previous_id = sqlite3_column_int64(prev, 0);
-		out->previous_version = sqlite3_column_int(prev, 1);
+	db_bind_int(prev, 1, series_id);
+	rc = db_row(db, prev, "versions", "series %lld: previous version",
+		    series_id);
+	if (rc > 0) {
+		out->previous_id = db_column_int64(prev, 0);
+		out->previous_version = db_column_int(prev, 1);
 		out->previous_status = text(prev, 2);
-		rc = SQLITE_DONE;
 	}
-	sqlite3_reset(prev);
-	if (rc != SQLITE_DONE) {
-		error("versions", "series %lld: previous version: %s",
-		      series_id, sqlite3_errmsg(db_sqlite(db)));
+	db_reset(prev);
+	if (rc < 0)
 		return -1;
-	}
 	if (!out->previous_id)
 		return 0;
-	sqlite3_bind_int64(st, 1, series_id);
-	sqlite3_bind_int64(st, 2, out->previous_id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	db_bind_int(st, 1, series_id);
+	db_bind_int(st, 2, out->previous_id);
+	while ((rc = db_row(db, st, "versions", "series %lld: comparisons "
+			    "since v%d", series_id,
+			    out->previous_version)) > 0) {
 		struct db_versions_metric *m;
 
-		if (out->n == alloc) {
-			alloc = alloc ? 2 * alloc : 16;
-			out->metrics = realloc(out->metrics,
-					       alloc * sizeof(*out->metrics));
-			if (!out->metrics)
-				die("versions", "out of memory");
-		}
+		ALLOC_GROW(out->metrics, out->n + 1, alloc);
 		m = &out->metrics[out->n++];
 		m->arch = text(st, 0);
 		m->workload = text(st, 1);
@@ -280,13 +266,9 @@ int db_versions_since_previous(struct db *db, long long series_id,
 		m->previous_ci_low_pct = number(st, 12);
 		m->previous_ci_high_pct = number(st, 13);
 	}
-	if (rc != SQLITE_DONE)
-		error("versions", "series %lld: comparisons since v%d: %s",
-		      series_id, out->previous_version,
-		      sqlite3_errmsg(db_sqlite(db)));
-	else
+	if (!rc)
 		ret = 0;
-	sqlite3_reset(st);
+	db_reset(st);
 	return ret;
 }
 

@@ -6,7 +6,7 @@
  *
  * Two series rows are versions of one series when they share a change-id
  * or, when either lacks one, their title and author address (b4's rule;
- * schema/0008_versions.sql).  The fetch stage (intake.c) calls link,
+ * schema/0008_versions.sql).  The fetch stage (stage_fetch.c) calls link,
  * carry and supersede after storing a parsed revision; the API, `kregress
  * status`/`results` and the report read db_versions_since_previous().
  * Functions join the caller's transaction when one is open and return 0

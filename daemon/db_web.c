@@ -3,15 +3,13 @@
  *
  * Per-boot values go through analyze.c's set, the code the analysis
  * itself reduces a boot's iterations with, so that what the dashboard
- * plots is what the verdict was computed from.  The set does not keep
- * which boot each value came from; the feed records the boot ids in the
- * same order, one per (metric, boot) the set closes.
+ * plots is what the verdict was computed from; the set keeps the boot of
+ * each value.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <sqlite3.h>
 
 #include "analyze.h"
 #include "db.h"
@@ -23,98 +21,34 @@
 #include "stats.h"
 #include "strbuf.h"
 
-/* The boot ids of one metric, per side, and whether it is primary. */
-struct boot_ids {
-	long long *id[2];
-	size_t n[2], alloc[2];
-	int primary;
-};
-
-struct feed {
-	struct analyze_set set;
-	struct boot_ids *ids;	/* parallel to set.m */
-	size_t nids;
-	size_t last_metric;
-	long long last_boot;
-	int started;
-};
-
-static void feed_init(struct feed *f)
-{
-	memset(f, 0, sizeof(*f));
-	analyze_set_init(&f->set);
-}
-
-static void feed_release(struct feed *f)
-{
-	size_t i;
-
-	for (i = 0; i < f->nids; i++) {
-		free(f->ids[i].id[0]);
-		free(f->ids[i].id[1]);
-	}
-	free(f->ids);
-	analyze_set_release(&f->set);
-}
-
-static void ids_push(struct boot_ids *b, int side, long long id)
-{
-	if (b->n[side] == b->alloc[side]) {
-		b->alloc[side] = b->alloc[side] ? 2 * b->alloc[side] : 16;
-		b->id[side] = realloc(b->id[side],
-				      b->alloc[side] * sizeof(long long));
-		if (!b->id[side])
-			die("db_web", "out of memory");
-	}
-	b->id[side][b->n[side]++] = id;
-}
-
 /*
  * Reads a statement whose columns are (boot id, patched 0/1, workload,
  * metric, params, unit, direction, is_primary, value), ordered by
- * workload, metric, params, boot, into f.  0, or -1 (logged).
+ * workload, metric, params, boot, into set.  0, or -1 (logged).
  */
-static int feed_read(struct db *db, sqlite3_stmt *st, struct feed *f)
+static int feed_read(struct db *db, struct sqlite3_stmt *st,
+		     struct analyze_set *set)
 {
 	struct strbuf err = STRBUF_INIT;
 	int rc, ret = -1;
 
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		long long boot = sqlite3_column_int64(st, 0);
-		int side = sqlite3_column_int(st, 1) ? 1 : 0;
-		size_t cur;
+	while ((rc = db_row(db, st, "db_web", "samples")) > 0) {
+		long long boot = db_column_int64(st, 0);
+		int side = db_column_int(st, 1) ? 1 : 0;
 
-#define TEXT(i) ((const char *)sqlite3_column_text(st, (i)) ?: "")
-		if (analyze_add(&f->set, TEXT(2), TEXT(3), TEXT(4), TEXT(5),
-				TEXT(6), side ? ANALYZE_PATCHED : ANALYZE_BASE,
-				boot, sqlite3_column_double(st, 8), &err)) {
+#define TEXT(i) (db_column_text(st, (i)) ?: "")
+		if (analyze_add(set, TEXT(2), TEXT(3), TEXT(4), TEXT(5),
+				TEXT(6), db_column_int(st, 7),
+				side ? ANALYZE_PATCHED : ANALYZE_BASE, boot,
+				db_column_double(st, 8), &err)) {
 			error("db_web", "samples: %s", err.buf);
 			goto out;
 		}
 #undef TEXT
-		cur = f->set.cur;
-		if (cur >= f->nids) {
-			f->ids = realloc(f->ids, (cur + 1) * sizeof(*f->ids));
-			if (!f->ids)
-				die("db_web", "out of memory");
-			memset(f->ids + f->nids, 0,
-			       (cur + 1 - f->nids) * sizeof(*f->ids));
-			f->nids = cur + 1;
-		}
-		if (sqlite3_column_int(st, 7))
-			f->ids[cur].primary = 1;
-		if (!f->started || cur != f->last_metric ||
-		    boot != f->last_boot)
-			ids_push(&f->ids[cur], side, boot);
-		f->started = 1;
-		f->last_metric = cur;
-		f->last_boot = boot;
 	}
-	if (rc != SQLITE_DONE) {
-		error("db_web", "samples: %s", sqlite3_errmsg(db_sqlite(db)));
+	if (rc < 0)
 		goto out;
-	}
-	analyze_set_finish(&f->set);
+	analyze_set_finish(set);
 	ret = 0;
 out:
 	strbuf_release(&err);
@@ -162,28 +96,15 @@ static json_t *result_json(const struct stats_result *r)
  * The metrics of a read feed as the API serves them; with compared, each
  * with its "comparison" (analyze_set_compare() has run).
  */
-static json_t *feed_metrics(struct feed *f, int compared)
+static json_t *feed_metrics(const struct analyze_set *set, int compared)
 {
 	json_t *out = json_array();
 	size_t i;
-	int k;
 
-	for (i = 0; i < f->set.n && i < f->nids; i++) {
-		const struct analyze_metric *m = &f->set.m[i];
-		struct boot_ids *b = &f->ids[i];
-		json_t *params, *sides[2];
+	for (i = 0; i < set->n; i++) {
+		const struct analyze_metric *m = &set->m[i];
+		json_t *params;
 
-		for (k = 0; k < 2; k++) {
-			/* One id per value: a mismatch is a bug here. */
-			if (b->n[k] != m->n[k]) {
-				error("db_web", "%s/%s: %zu boots for %zu "
-				      "values", m->workload, m->metric,
-				      b->n[k], m->n[k]);
-				json_decref(out);
-				return NULL;
-			}
-			sides[k] = side_json(m->v[k], b->id[k], m->n[k]);
-		}
 		params = json_loads(m->params, JSON_DECODE_ANY, NULL);
 		json_array_append_new(out, json_pack(
 			"{s:s,s:s,s:o,s:s,s:s,s:b,s:o,s:o,s:o?}",
@@ -191,9 +112,10 @@ static json_t *feed_metrics(struct feed *f, int compared)
 			"params", params ? params : json_string(m->params),
 			"unit", m->unit,
 			"direction", analyze_direction_str(m->direction),
-			"is_primary", b->primary, "base", sides[0],
-			"patched", sides[1], "comparison",
-			compared ? result_json(&m->r) : NULL));
+			"is_primary", m->primary,
+			"base", side_json(m->v[0], m->boot[0], m->n[0]),
+			"patched", side_json(m->v[1], m->boot[1], m->n[1]),
+			"comparison", compared ? result_json(&m->r) : NULL));
 	}
 	return out;
 }
@@ -202,19 +124,19 @@ static json_t *feed_metrics(struct feed *f, int compared)
  * The metrics of a prepared, bound feed statement (see feed_read()),
  * each tested with o unless o is NULL.
  */
-static int feed_metrics_of(struct db *db, sqlite3_stmt *st,
+static int feed_metrics_of(struct db *db, struct sqlite3_stmt *st,
 			   const struct stats_opts *o, json_t **out)
 {
-	struct feed f;
+	struct analyze_set set;
 	int ret = -1;
 
-	feed_init(&f);
-	if (!feed_read(db, st, &f) &&
-	    (!o || !analyze_set_compare(&f.set, o))) {
-		*out = feed_metrics(&f, o != NULL);
-		ret = *out ? 0 : -1;
+	analyze_set_init(&set);
+	if (!feed_read(db, st, &set) &&
+	    (!o || !analyze_set_compare(&set, o))) {
+		*out = feed_metrics(&set, o != NULL);
+		ret = 0;
 	}
-	feed_release(&f);
+	analyze_set_release(&set);
 	return ret;
 }
 
@@ -231,12 +153,12 @@ static int run_metrics(struct db *db, long long run_id, json_t **out)
 		"SELECT " FEED_COLUMNS "FROM boot b JOIN sample s ON "
 		"s.boot_id = b.id WHERE b.run_id = ?1 AND b.status = 'ok' "
 		FEED_ORDER;
-	sqlite3_stmt *st;
+	struct sqlite3_stmt *st;
 	int ret;
 
 	if (db_json_prepare(db, sql, &st))
 		return -1;
-	sqlite3_bind_int64(st, 1, run_id);
+	db_bind_int(st, 1, run_id);
 	ret = feed_metrics_of(db, st, NULL, out);
 	db_json_done(st);
 	return ret;
@@ -301,7 +223,7 @@ int db_web_trends(struct db *db, const struct db_web_trend_filter *f,
 		"AND c.arch = ?2 AND c.workload = ?3 AND c.metric = ?4 AND "
 		"(?5 IS NULL OR h.name = ?5) "
 		"ORDER BY r.started_at DESC, c.id DESC LIMIT ?6";
-	sqlite3_stmt *st = NULL;
+	struct sqlite3_stmt *st = NULL;
 	json_t *rows = json_array();
 	int ret = -1;
 
@@ -309,12 +231,12 @@ int db_web_trends(struct db *db, const struct db_web_trend_filter *f,
 		goto out;
 	if (db_json_prepare(db, sql, &st))
 		goto out;
-	sqlite3_bind_text(st, 1, f->tree, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, f->arch, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, f->workload, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 4, f->metric, -1, SQLITE_STATIC);
-	db_bind_text_or_null(st, 5, f->host);
-	sqlite3_bind_int64(st, 6, (long long)f->limit + 1);
+	db_bind_text(st, 1, f->tree);
+	db_bind_text(st, 2, f->arch);
+	db_bind_text(st, 3, f->workload);
+	db_bind_text(st, 4, f->metric);
+	db_bind_text(st, 5, f->host);
+	db_bind_int(st, 6, (long long)f->limit + 1);
 	if (db_json_collect(db, st, rows))
 		goto out;
 	*more = json_array_size(rows) > (size_t)f->limit;
@@ -342,7 +264,7 @@ int db_web_hosts(struct db *db, json_t **out)
 		"(SELECT count(*) FROM boot WHERE host_id = h.id) AS boots, "
 		"NULL AS calibration "
 		"FROM host h ORDER BY h.name";
-	sqlite3_stmt *st = NULL;
+	struct sqlite3_stmt *st = NULL;
 	json_t *rows = json_array(), *h, *cal;
 	size_t i;
 	int ret = -1;
@@ -387,20 +309,20 @@ static int compare_metrics(struct db *db, long long a, long long b,
 		"(" SIDE(1) " OR " SIDE(2) ") " FEED_ORDER;
 #undef SIDE
 	json_t *host = json_object_get(group, "host_id");
-	sqlite3_stmt *st;
+	struct sqlite3_stmt *st;
 	int ret;
 
 	if (db_json_prepare(db, sql, &st))
 		return -1;
-	sqlite3_bind_int64(st, 1, a);
-	sqlite3_bind_int64(st, 2, b);
+	db_bind_int(st, 1, a);
+	db_bind_int(st, 2, b);
 	if (json_is_integer(host))
-		sqlite3_bind_int64(st, 3, json_integer_value(host));
-	sqlite3_bind_text(st, 4, json_string_value(json_object_get(group,
-			  "plan")), -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 5, json_string_value(json_object_get(group,
-			  "clock")), -1, SQLITE_STATIC);
-	sqlite3_bind_int(st, 6, DB_WEB_COMPARE_BOOTS);
+		db_bind_int(st, 3, json_integer_value(host));
+	db_bind_text(st, 4,
+		     json_string_value(json_object_get(group, "plan")));
+	db_bind_text(st, 5,
+		     json_string_value(json_object_get(group, "clock")));
+	db_bind_int(st, 6, DB_WEB_COMPARE_BOOTS);
 	ret = feed_metrics_of(db, st, o, out);
 	db_json_done(st);
 	return ret;
@@ -426,7 +348,7 @@ int db_web_compare(struct db *db, long long a, long long b,
 		"GROUP BY bo.host_id, r.plan, r.clock "
 		"HAVING boots_a > 0 AND boots_b > 0 ORDER BY h.name, r.clock";
 	json_t *ra = NULL, *rb = NULL, *groups = json_array(), *g, *metrics;
-	sqlite3_stmt *st = NULL;
+	struct sqlite3_stmt *st = NULL;
 	size_t i;
 	int ret = -1;
 
@@ -442,8 +364,8 @@ int db_web_compare(struct db *db, long long a, long long b,
 	}
 	if (db_json_prepare(db, groups_sql, &st))
 		goto out;
-	sqlite3_bind_int64(st, 1, a);
-	sqlite3_bind_int64(st, 2, b);
+	db_bind_int(st, 1, a);
+	db_bind_int(st, 2, b);
 	if (db_json_collect(db, st, groups))
 		goto out;
 	db_json_done(st);
@@ -472,25 +394,22 @@ int db_web_console(struct db *db, long long boot_id, int *found,
 	static const char sql[] =
 		"SELECT console_path, status NOT IN ('queued', 'running') "
 		"FROM boot WHERE id = ?1";
-	sqlite3_stmt *st;
+	struct sqlite3_stmt *st;
 	int rc;
 
 	*found = 0;
 	*path = NULL;
 	if (db_json_prepare(db, sql, &st))
 		return -1;
-	sqlite3_bind_int64(st, 1, boot_id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
+	db_bind_int(st, 1, boot_id);
+	rc = db_row(db, st, "db_web", "boot %lld", boot_id);
+	if (rc > 0) {
 		*found = 1;
 		*path = db_column_strdup(st, 0);
-		*finished = sqlite3_column_int(st, 1);
+		*finished = db_column_int(st, 1);
 	}
 	db_json_done(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return error("db_web", "boot %lld: %s", boot_id,
-			     sqlite3_errmsg(db_sqlite(db)));
-	return 0;
+	return rc < 0 ? -1 : 0;
 }
 
 int db_web_notifications(struct db *db, long long series_id, json_t **out)
@@ -542,7 +461,7 @@ int db_web_facets(struct db *db, json_t **out)
 	static const char metrics_sql[] =
 		"SELECT DISTINCT workload, metric FROM comparison ORDER BY 1, 2";
 	json_t *facets = json_object(), *rows = NULL, *vals, *row;
-	sqlite3_stmt *st = NULL;
+	struct sqlite3_stmt *st = NULL;
 	size_t i, j;
 	int ret = -1;
 

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "diff.h"
 #include "log.h"
 
@@ -106,24 +107,12 @@ static void set_error(struct diff *d, enum diff_error e, size_t off)
 	set_error_in(d, e, off, NO_HUNK);
 }
 
-static void *grow(void *v, size_t nr, size_t *alloc, size_t size)
-{
-	if (nr < *alloc)
-		return v;
-	*alloc = *alloc ? *alloc * 2 : 8;
-	v = realloc(v, *alloc * size);
-	if (!v)
-		die("diff", "out of memory");
-	return v;
-}
-
 static struct diff_file *file_add(struct scan *s, size_t off)
 {
 	struct diff *d = s->d;
 	struct diff_file *f;
 
-	d->files = grow(d->files, d->nr_files, &s->alloc_files,
-			sizeof(*d->files));
+	ALLOC_GROW(d->files, d->nr_files + 1, s->alloc_files);
 	/* the blank lines before a file are the one before it */
 	if (d->nr_files)
 		d->files[d->nr_files - 1].end = off;
@@ -141,8 +130,7 @@ static void hunk_add(struct scan *s, struct diff_file *f,
 {
 	struct diff *d = s->d;
 
-	d->hunks = grow(d->hunks, d->nr_hunks, &s->alloc_hunks,
-			sizeof(*d->hunks));
+	ALLOC_GROW(d->hunks, d->nr_hunks + 1, s->alloc_hunks);
 	d->hunks[d->nr_hunks++] = *h;
 	f->nr_hunks++;
 }

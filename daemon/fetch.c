@@ -15,6 +15,7 @@
 #include <jansson.h>
 #include <zlib.h>
 
+#include "alloc.h"
 #include "allowlist.h"
 #include "fetch.h"
 #include "log.h"
@@ -24,15 +25,6 @@
 #define FETCH_MAX_BYTES_DEFAULT	NET_MAX_BYTES_DEFAULT
 #define FETCH_MAX_JSON_BYTES	(1u << 20)
 #define FETCH_VALIDATOR_MAX	1024	/* an ETag or a date kept */
-
-static char *xstrndup(const char *s, size_t n)
-{
-	char *r = strndup(s, n);
-
-	if (!r)
-		die("fetch", "out of memory");
-	return r;
-}
 
 void fetch_options_init(struct fetch_options *fo)
 {

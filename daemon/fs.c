@@ -2,14 +2,20 @@
  * fs.c - small file-system helpers (see fs.h).
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "fs.h"
 #include "log.h"
 #include "strbuf.h"
 
-int fs_mkdir_p(const char *path, mode_t mode)
+/* mkdir -p; with own, the directories it creates are chowned to uid:gid. */
+static int mkdir_p(const char *path, mode_t mode, int own, uid_t uid,
+		   gid_t gid)
 {
 	struct strbuf sb = STRBUF_INIT;
 	char *p, c;
@@ -21,7 +27,13 @@ int fs_mkdir_p(const char *path, mode_t mode)
 			continue;
 		c = *p;
 		*p = '\0';
-		if (mkdir(sb.buf, mode) && errno != EEXIST) {
+		if (!mkdir(sb.buf, mode)) {
+			if (own && chown(sb.buf, uid, gid)) {
+				error("fs", "%s: chown: %s", sb.buf,
+				      strerror(errno));
+				goto out;
+			}
+		} else if (errno != EEXIST) {
 			error("fs", "%s: %s", sb.buf, strerror(errno));
 			goto out;
 		}
@@ -33,6 +45,16 @@ int fs_mkdir_p(const char *path, mode_t mode)
 out:
 	strbuf_release(&sb);
 	return ret;
+}
+
+int fs_mkdir_p(const char *path, mode_t mode)
+{
+	return mkdir_p(path, mode, 0, 0, 0);
+}
+
+int fs_mkdir_p_owned(const char *path, mode_t mode, uid_t uid, gid_t gid)
+{
+	return mkdir_p(path, mode, 1, uid, gid);
 }
 
 int fs_mkdir_parent(const char *path, mode_t mode)
@@ -48,5 +70,58 @@ int fs_mkdir_parent(const char *path, mode_t mode)
 		ret = fs_mkdir_p(sb.buf, mode);
 	}
 	strbuf_release(&sb);
+	return ret;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag,
+		  struct FTW *ftw)
+{
+	return flag == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+int fs_rm_rf(const char *path)
+{
+	if (access(path, F_OK))
+		return 0;
+	if (nftw(path, rm_one, 32, FTW_DEPTH | FTW_PHYS))
+		return error("fs", "removing %s: %s", path, strerror(errno));
+	return 0;
+}
+
+int fs_write_atomic(const char *path, const void *data, size_t len,
+		    mode_t mode)
+{
+	struct strbuf tmp = STRBUF_INIT;
+	const char *p = data;
+	int fd, ret = -1;
+
+	strbuf_addf(&tmp, "%s.tmp", path);
+	fd = open(tmp.buf, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+	if (fd < 0) {
+		error("fs", "%s: %s", tmp.buf, strerror(errno));
+		goto out;
+	}
+	while (len) {
+		ssize_t w = write(fd, p, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0) {
+			error("fs", "%s: %s", tmp.buf, strerror(errno));
+			close(fd);
+			goto out;
+		}
+		p += w;
+		len -= (size_t)w;
+	}
+	if (fsync(fd) || close(fd) || rename(tmp.buf, path)) {
+		error("fs", "%s: %s", path, strerror(errno));
+		goto out;
+	}
+	ret = 0;
+out:
+	if (ret)
+		unlink(tmp.buf);
+	strbuf_release(&tmp);
 	return ret;
 }

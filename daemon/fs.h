@@ -12,7 +12,28 @@
  */
 int fs_mkdir_p(const char *path, mode_t mode);
 
+/*
+ * fs_mkdir_p(), and each directory it creates is chowned to uid:gid (the
+ * build sandbox's user); those that exist already are left as they are.
+ */
+int fs_mkdir_p_owned(const char *path, mode_t mode, uid_t uid, gid_t gid);
+
 /* fs_mkdir_p() of the directory holding path (its dirname). */
 int fs_mkdir_parent(const char *path, mode_t mode);
+
+/*
+ * rm -rf: removes path and, if it is a directory, all it holds, without
+ * following symbolic links.  0 when path is gone (or never was), -1
+ * (logged) otherwise.
+ */
+int fs_rm_rf(const char *path);
+
+/*
+ * Writes len bytes of data to path whole or not at all: to "path.tmp",
+ * fsync, then renamed over path.  0, or -1 (logged) with no file left
+ * behind but an older path.
+ */
+int fs_write_atomic(const char *path, const void *data, size_t len,
+		    mode_t mode);
 
 #endif

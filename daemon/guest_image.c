@@ -8,18 +8,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "alloc.h"
+#include "arch.h"
 #include "guest_image.h"
 #include "initramfs.h"
 #include "log.h"
-
-const char *guest_machine(const char *arch)
-{
-	if (!strcmp(arch, "x86_64"))
-		return "x86_64";
-	if (!strcmp(arch, "arm64") || !strcmp(arch, "aarch64"))
-		return "aarch64";
-	return NULL;
-}
 
 int guest_is_workloads_dir(const char *dir)
 {
@@ -53,20 +46,16 @@ int guest_workloads_dir(const char *machine, char *out, size_t size)
 		     KREGRESS_DATADIR);
 }
 
-int guest_initramfs(const char *arch, const char *cache_dir, char **path)
+int guest_initramfs(const struct arch *arch, const char *cache_dir,
+		    char **path)
 {
 	struct initramfs_list *l;
-	const char *machine = guest_machine(arch);
 	char dir[PATH_MAX];
 	int ret = -1;
 
-	if (!machine)
-		return error("guest", "%s: no guest for this arch", arch);
-	if (guest_workloads_dir(machine, dir, sizeof(dir)))
+	if (guest_workloads_dir(arch->machine, dir, sizeof(dir)))
 		return -1;
-	l = malloc(sizeof(*l));
-	if (!l)
-		die("guest", "out of memory");
+	l = xmalloc(sizeof(*l));
 	initramfs_list_init(l);
 	if (!initramfs_list_add_workloads(l, dir))
 		ret = initramfs_cached(l->e, l->n, 1, cache_dir, path);

@@ -6,15 +6,15 @@
  * The binaries are looked for next to the running program first
  * (<dir of the program>/workloads/<machine>, which is build/workloads/...
  * in a source tree) and then under KREGRESS_DATADIR/workloads/<machine>
- * (make install).  <machine> is the uname name: x86_64 or aarch64.
+ * (make install).  <machine> is the uname name of the arch (arch.h):
+ * x86_64 or aarch64.
  */
 #ifndef KREGRESS_GUEST_IMAGE_H
 #define KREGRESS_GUEST_IMAGE_H
 
 #include <stddef.h>
 
-/* "x86_64" for x86_64, "aarch64" for arm64; NULL for anything else. */
-const char *guest_machine(const char *arch);
+struct arch;
 
 /* 1 when dir has an executable init. */
 int guest_is_workloads_dir(const char *dir);
@@ -26,10 +26,11 @@ int guest_is_workloads_dir(const char *dir);
 int guest_workloads_dir(const char *machine, char *out, size_t size);
 
 /*
- * The gzipped initramfs for a guest of arch ("x86_64" or "arm64"): /init
- * and /bin/<workload> from the workloads directory, cached in
- * cache_dir/initramfs by content.  *path is malloc'd.  0 or -1 (logged).
+ * The gzipped initramfs for a guest of arch: /init and /bin/<workload>
+ * from its workloads directory, cached in cache_dir/initramfs by
+ * content.  *path is malloc'd.  0 or -1 (logged).
  */
-int guest_initramfs(const char *arch, const char *cache_dir, char **path);
+int guest_initramfs(const struct arch *arch, const char *cache_dir,
+		    char **path);
 
 #endif

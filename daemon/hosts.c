@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "alloc.h"
 #include "config.h"
 #include "db_calib.h"
 #include "db_run.h"
@@ -26,8 +27,8 @@ static int sync_host(struct db *db, const struct config_host *ch,
 		     struct db_run_host *h)
 {
 	return db_run_host_sync(db, ch->name, ch->uri,
-				config_arch_str(ch->arch),
-				config_accel_str(ch->accel), ch->capacity, h);
+				ch->arch->name,
+				arch_accel_str(ch->accel), ch->capacity, h);
 }
 
 /*
@@ -92,7 +93,7 @@ int hosts_startup(struct db *db, const struct config *cfg)
  */
 static int probe(struct db *db, const struct config_host *ch,
 		 const struct db_run_host *dh, struct vm_host *vm,
-		 const struct hosts_probe_kit *kit, enum vm_arch arch)
+		 const struct hosts_probe_kit *kit, const struct arch *arch)
 {
 	struct probe_result res;
 	struct probe_spec spec;
@@ -101,8 +102,8 @@ static int probe(struct db *db, const struct config_host *ch,
 	int ret;
 
 	memset(&res, 0, sizeof(res));
-	if (ch->accel != CONFIG_ACCEL_AUTO) {
-		accel = config_accel_str(ch->accel);
+	if (ch->accel != ARCH_AUTO) {
+		accel = arch_accel_str(ch->accel);
 		if (vm_host_info(vm, &res.info)) {
 			db_run_host_probed(db, dh->id, NULL, NULL, 0, 0,
 					   "its capabilities cannot be read");
@@ -111,8 +112,8 @@ static int probe(struct db *db, const struct config_host *ch,
 		db_run_host_probed(db, dh->id, accel, res.info.cpu_model,
 				   res.info.cpus, res.info.memory_kib / 1024,
 				   NULL);
-		return ch->accel == CONFIG_ACCEL_KVM ? VM_ACCEL_KVM :
-						       VM_ACCEL_TCG;
+		return ch->accel == ARCH_KVM ? ARCH_KVM :
+						       ARCH_TCG;
 	}
 	memset(&spec, 0, sizeof(spec));
 	spec.kernel = kit->kernel;
@@ -143,10 +144,10 @@ static int probe(struct db *db, const struct config_host *ch,
 		return -1;
 	}
 	log_info("hosts", "%s: probed in %.1f s: %s%s", ch->name,
-		 res.total_s, vm_accel_str(res.accel),
-		 res.kvm_tried && res.accel == VM_ACCEL_TCG ?
+		 res.total_s, arch_accel_str(res.accel),
+		 res.kvm_tried && res.accel == ARCH_TCG ?
 		 " (KVM did not boot the probe kernel)" : "");
-	db_run_host_probed(db, dh->id, vm_accel_str(res.accel),
+	db_run_host_probed(db, dh->id, arch_accel_str(res.accel),
 			   res.info.cpu_model, res.info.cpus,
 			   res.info.memory_kib / 1024, NULL);
 	return (int)res.accel;
@@ -160,20 +161,16 @@ static int probe_stale(const struct db_run_host *h)
 
 /* Adds an opened host to the set (takes vm). */
 static void set_add(struct hosts_set *set, const struct config_host *ch,
-		    long long id, struct vm_host *vm, enum vm_arch arch,
-		    enum vm_accel accel)
+		    long long id, struct vm_host *vm, const struct arch *arch,
+		    enum arch_accel accel)
 {
 	struct runner_host *rh;
 	size_t n = set->n + 1;
 
-	set->hosts = realloc(set->hosts, n * sizeof(*set->hosts));
-	set->ids = realloc(set->ids, n * sizeof(*set->ids));
-	set->uris = realloc(set->uris, n * sizeof(*set->uris));
-	if (!set->hosts || !set->ids || !set->uris)
-		die("hosts", "out of memory");
-	set->uris[set->n] = strdup(ch->uri);
-	if (!set->uris[set->n])
-		die("hosts", "out of memory");
+	set->hosts = xrealloc(set->hosts, n * sizeof(*set->hosts));
+	set->ids = xrealloc(set->ids, n * sizeof(*set->ids));
+	set->uris = xrealloc(set->uris, n * sizeof(*set->uris));
+	set->uris[set->n] = xstrdup(ch->uri);
 	set->ids[set->n] = id;
 	rh = &set->hosts[set->n];
 	memset(rh, 0, sizeof(*rh));
@@ -206,12 +203,11 @@ static void keep_accel(struct hosts_set *set)
 	set->n = k;
 }
 
-int hosts_open(struct db *db, const struct config *cfg, int arch,
+int hosts_open(struct db *db, const struct config *cfg,
+	       const struct arch *arch,
 	       const struct hosts_probe_kit *kit, struct hosts_set *set,
 	       struct strbuf *reason)
 {
-	enum vm_arch varch = arch == CONFIG_ARCH_ARM64 ? VM_ARCH_ARM64 :
-							  VM_ARCH_X86_64;
 	size_t i, configured = 0;
 	int kvm = 0;
 
@@ -222,7 +218,7 @@ int hosts_open(struct db *db, const struct config *cfg, int arch,
 		struct vm_host *vm;
 		int accel;
 
-		if ((int)ch->arch != arch)
+		if (ch->arch != arch)
 			continue;
 		configured++;
 		if (sync_host(db, ch, &dh))
@@ -238,28 +234,28 @@ int hosts_open(struct db *db, const struct config *cfg, int arch,
 			continue;
 		}
 		if (probe_stale(&dh))
-			accel = probe(db, ch, &dh, vm, kit, varch);
+			accel = probe(db, ch, &dh, vm, kit, arch);
 		else
-			accel = !strcmp(dh.accel, "kvm") ? VM_ACCEL_KVM :
-							   VM_ACCEL_TCG;
+			accel = !strcmp(dh.accel, "kvm") ? ARCH_KVM :
+							   ARCH_TCG;
 		if (accel < 0) {
 			vm_host_free(vm);
 		} else {
-			kvm |= accel == VM_ACCEL_KVM;
-			set_add(set, ch, dh.id, vm, varch,
-				(enum vm_accel)accel);
+			kvm |= accel == ARCH_KVM;
+			set_add(set, ch, dh.id, vm, arch,
+				(enum arch_accel)accel);
 		}
 		db_run_host_release(&dh);
 	}
 	if (!set->n) {
-		strbuf_addf(reason, "%s: %s", config_arch_str(arch),
+		strbuf_addf(reason, "%s: %s", arch->name,
 			    configured ? "no configured host of this arch "
 			    "can boot a guest (see GET /api/v1/hosts)" :
 			    "no host of this arch is configured");
 		hosts_set_release(db, set);
 		return configured ? -2 : -1;
 	}
-	set->accel = kvm ? VM_ACCEL_KVM : VM_ACCEL_TCG;
+	set->accel = kvm ? ARCH_KVM : ARCH_TCG;
 	keep_accel(set);
 	return 0;
 }
@@ -309,14 +305,15 @@ static const char *calib_reason(const struct db_calib_state *st,
 	return NULL;
 }
 
-int hosts_calibrations_due(struct db *db, const struct config *cfg, int arch,
+int hosts_calibrations_due(struct db *db, const struct config *cfg,
+			   const struct arch *arch,
 			   struct hosts_calib_due **due, size_t *n)
 {
-	const char *name = config_arch_str((enum config_arch)arch);
+	const char *name = arch->name;
 	struct hosts_calib_due *v = NULL;
 	long long base;
 	char *image = NULL;
-	size_t i, count = 0;
+	size_t i, count = 0, alloc = 0;
 	int rc;
 
 	*due = NULL;
@@ -331,14 +328,15 @@ int hosts_calibrations_due(struct db *db, const struct config *cfg, int arch,
 		struct plan_file pf = { NULL, NULL, STRBUF_INIT };
 		struct db_run_host dh;
 		const char *reason = NULL;
-		int kvm;
+		enum arch_accel accel = ARCH_AUTO;
 
-		if ((int)ch->arch != arch || sync_host(db, ch, &dh))
+		if (ch->arch != arch || sync_host(db, ch, &dh))
 			continue;
-		kvm = !strcmp(dh.accel, "kvm");
-		if (dh.healthy && strcmp(dh.accel, "auto") &&
-		    !plan_file_load_configured(&pf, cfg, arch, kvm, &why) &&
-		    (!kvm || pf.plan->clock != PLAN_CLOCK_INSTRUCTIONS) &&
+		arch_accel_parse(dh.accel, &accel);
+		if (dh.healthy && accel != ARCH_AUTO &&
+		    !plan_file_load_configured(&pf, cfg, arch, accel, &why) &&
+		    (accel != ARCH_KVM ||
+		     pf.plan->clock != PLAN_CLOCK_INSTRUCTIONS) &&
 		    !db_calib_state(db, dh.id, name, dh.accel,
 				    plan_clock_str(pf.plan->clock),
 				    pf.cmdline.buf, &st))
@@ -353,18 +351,14 @@ int hosts_calibrations_due(struct db *db, const struct config *cfg, int arch,
 			db_run_host_release(&dh);
 			continue;
 		}
-		v = realloc(v, (count + 1) * sizeof(*v));
-		if (!v)
-			die("hosts", "out of memory");
+		ALLOC_GROW(v, count + 1, alloc);
 		v[count].ch = ch;
 		v[count].host_id = dh.id;
-		v[count].accel = kvm ? VM_ACCEL_KVM : VM_ACCEL_TCG;
+		v[count].accel = accel;
 		v[count].pf = pf;
 		v[count].reason = reason;
 		v[count].build_id = base;
-		v[count].image = strdup(image);
-		if (!v[count].image)
-			die("hosts", "out of memory");
+		v[count].image = xstrdup(image);
 		count++;
 		db_run_host_release(&dh);
 	}

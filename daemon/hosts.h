@@ -42,16 +42,17 @@ struct hosts_set {
 	long long *ids;			/* host table ids */
 	char **uris;			/* owned copies */
 	size_t n;
-	enum vm_accel accel;
+	enum arch_accel accel;
 };
 
 /*
- * Opens the healthy hosts of arch (a config_arch) for a run.  0 with
+ * Opens the healthy hosts of arch for a run.  0 with
  * *set filled (release with hosts_set_release()); -1 with the reason in
  * *reason when the configuration has no host of the arch (permanent);
  * -2 when none of them can boot a guest now (try again later).
  */
-int hosts_open(struct db *db, const struct config *cfg, int arch,
+int hosts_open(struct db *db, const struct config *cfg,
+	       const struct arch *arch,
 	       const struct hosts_probe_kit *kit, struct hosts_set *set,
 	       struct strbuf *reason);
 
@@ -63,7 +64,7 @@ void hosts_set_release(struct db *db, struct hosts_set *set);
 struct hosts_calib_due {
 	const struct config_host *ch;	/* borrowed from the configuration */
 	long long host_id;
-	enum vm_accel accel;		/* as probed (or fixed) */
+	enum arch_accel accel;		/* as probed (or fixed) */
 	struct plan_file pf;		/* the plan its runs use */
 	const char *reason;		/* new host, new plan, new base,
 					 * schedule */
@@ -72,7 +73,7 @@ struct hosts_calib_due {
 };
 
 /*
- * The configured hosts of arch (a config_arch) that a calibration is due
+ * The configured hosts of arch that a calibration is due
  * on: healthy, with a known accel (a host never probed waits for its
  * first run's probe), and a plan that accel can boot, when a base build
  * exists (db_calib_base()), and when their newest calibration for that
@@ -81,7 +82,8 @@ struct hosts_calib_due {
  * calibration that failed in the last hour is not tried again yet.  0
  * with *due (free with hosts_calib_due_free()) and *n, or -1.
  */
-int hosts_calibrations_due(struct db *db, const struct config *cfg, int arch,
+int hosts_calibrations_due(struct db *db, const struct config *cfg,
+			   const struct arch *arch,
 			   struct hosts_calib_due **due, size_t *n);
 void hosts_calib_due_free(struct hosts_calib_due *due, size_t n);
 

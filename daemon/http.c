@@ -65,9 +65,11 @@
 
 #include <microhttpd.h>
 
+#include "alloc.h"
 #include "db.h"
 #include "http.h"
 #include "log.h"
+#include "now.h"
 
 #define HTTP_MAX_PARAMS		4
 #define HTTP_MAX_SEGMENTS	16	/* more: no route can match */
@@ -221,11 +223,9 @@ int http_server_new(const struct http_opts *opts, struct http_server **out)
 	struct http_server *srv;
 	pthread_condattr_t cattr;
 
-	srv = calloc(1, sizeof(*srv));
-	if (!srv)
-		die("http", "out of memory");
-	srv->listen = strdup(opts->listen ? opts->listen : HTTP_LISTEN_DEFAULT);
-	srv->db_path = opts->db_path ? strdup(opts->db_path) : NULL;
+	srv = xcalloc(1, sizeof(*srv));
+	srv->listen = xstrdup(opts->listen ? opts->listen : HTTP_LISTEN_DEFAULT);
+	srv->db_path = opts->db_path ? xstrdup(opts->db_path) : NULL;
 	srv->db_setup = opts->db_setup;
 	srv->body_max = opts->body_max ? opts->body_max : HTTP_BODY_MAX_DEFAULT;
 	srv->threads = opts->threads ? opts->threads : 4;
@@ -264,8 +264,8 @@ int http_route_add(struct http_server *srv, const char *method,
 		return error("http", "%s %s: cannot add route", method,
 			     pattern);
 	r = &srv->routes[srv->nroutes++];
-	r->method = strdup(method);
-	r->pattern = strdup(pattern);
+	r->method = xstrdup(method);
+	r->pattern = xstrdup(pattern);
 	r->handler = handler;
 	r->arg = arg;
 	return 0;
@@ -393,9 +393,7 @@ static void target_parse(struct http_request *req, const char *raw)
 	unsigned char b;
 	char *w;
 
-	req->path = malloc(plen + 1);
-	if (!req->path)
-		die("http", "out of memory");
+	req->path = xmalloc(plen + 1);
 	w = req->path;
 	req->nsegs = -1;
 	if (*s == '/') {
@@ -581,21 +579,10 @@ static void conn_deadline(struct http_server *srv, struct MHD_Connection *conn,
 	pthread_mutex_unlock(&srv->conn_lock);
 }
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
-
 /* A request line is in: the request starts, with the target as sent. */
 static void *uri_cb(void *cls, const char *uri, struct MHD_Connection *conn)
 {
-	struct http_request *req = calloc(1, sizeof(*req));
-
-	if (!req)
-		die("http", "out of memory");
+	struct http_request *req = xcalloc(1, sizeof(*req));
 	req->srv = cls;
 	strbuf_init(&req->body);
 	target_parse(req, uri ? uri : "");
@@ -678,9 +665,7 @@ static void conn_cb(void *cls, struct MHD_Connection *conn, void **ctx,
 	struct http_conn *c = *ctx;
 
 	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
-		c = calloc(1, sizeof(*c));
-		if (!c)
-			die("http", "out of memory");
+		c = xcalloc(1, sizeof(*c));
 		info = MHD_get_connection_info(conn,
 				MHD_CONNECTION_INFO_CONNECTION_FD);
 		c->fd = info ? info->connect_fd : -1;
@@ -974,13 +959,7 @@ struct db *http_db(struct http_request *req)
 		return NULL;
 	}
 	pthread_mutex_lock(&srv->lock);
-	if (srv->ndbs == srv->dbs_alloc) {
-		srv->dbs_alloc = srv->dbs_alloc ? 2 * srv->dbs_alloc : 8;
-		srv->dbs = realloc(srv->dbs,
-				   srv->dbs_alloc * sizeof(*srv->dbs));
-		if (!srv->dbs)
-			die("http", "out of memory");
-	}
+	ALLOC_GROW(srv->dbs, srv->ndbs + 1, srv->dbs_alloc);
 	srv->dbs[srv->ndbs++] = db;
 	pthread_mutex_unlock(&srv->lock);
 	tls_db = db;
@@ -991,11 +970,9 @@ struct db *http_db(struct http_request *req)
 void http_add_header(struct http_request *req, const char *name,
 		     const char *value)
 {
-	req->hdrs = realloc(req->hdrs, (req->nhdrs + 1) * sizeof(*req->hdrs));
-	if (!req->hdrs)
-		die("http", "out of memory");
-	req->hdrs[req->nhdrs].name = strdup(name);
-	req->hdrs[req->nhdrs].value = strdup(value);
+	req->hdrs = xrealloc(req->hdrs, (req->nhdrs + 1) * sizeof(*req->hdrs));
+	req->hdrs[req->nhdrs].name = xstrdup(name);
+	req->hdrs[req->nhdrs].value = xstrdup(value);
 	req->nhdrs++;
 }
 
@@ -1036,15 +1013,11 @@ void http_reply_json(struct http_request *req, int status, json_t *v)
 			"response\"}}";
 
 		status = 500;
-		text = strdup(fallback);
-		if (!text)
-			die("http", "out of memory");
+		text = xstrdup(fallback);
 	}
 	/* jansson allocates with malloc(), so MHD may free() it. */
 	len = strlen(text);
-	body = realloc(text, len + 2);
-	if (!body)
-		die("http", "out of memory");
+	body = xrealloc(text, len + 2);
 	body[len] = '\n';
 	body[len + 1] = '\0';
 	http_reply(req, status, "application/json", body, len + 1);

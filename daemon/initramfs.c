@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "alloc.h"
 #include "initramfs.h"
 #include "log.h"
 #include "sha256.h"
@@ -71,11 +72,9 @@ static int check_dst(const char *dst)
 /* Names already in the archive, one a line, each as "\nname\n". */
 static int seen(struct strbuf *names, const char *name, size_t len)
 {
-	char *key = malloc(len + 3);
+	char *key = xmalloc(len + 3);
 	int found;
 
-	if (!key)
-		abort();
 	key[0] = '\n';
 	memcpy(key + 1, name, len);
 	key[len + 1] = '\n';
@@ -276,10 +275,8 @@ int initramfs_list_add(struct initramfs_list *l, const char *src,
 		return error("initramfs", "more than %d files",
 			     INITRAMFS_MAX_ENTRIES);
 	e = &l->e[l->n];
-	e->src = strdup(src);
-	e->dst = strdup(dst);
-	if (!e->src || !e->dst)
-		die("initramfs", "out of memory");
+	e->src = xstrdup(src);
+	e->dst = xstrdup(dst);
 	e->mode = mode;
 	l->n++;
 	return 0;
@@ -317,9 +314,7 @@ int initramfs_list_add_workloads(struct initramfs_list *l, const char *dir)
 			error("initramfs", "%s: too many files", dir);
 			goto out;
 		}
-		names[n] = strdup(de->d_name);
-		if (!names[n++])
-			die("initramfs", "out of memory");
+		names[n++] = xstrdup(de->d_name);
 	}
 	qsort(names, n, sizeof(names[0]), cmp_name);
 	for (i = 0; i < n; i++) {

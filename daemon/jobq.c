@@ -17,7 +17,6 @@
  *
  * Times are Unix seconds from jobq_now(), which tests can replace.
  */
-#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -85,66 +84,57 @@ static int jq_end(struct db *db, int own, int ret)
 }
 
 /* sql must be a string constant: the statement is cached (db_stmt()). */
-static int jq_prepare(struct db *db, const char *sql, sqlite3_stmt **st)
+static int jq_prepare(struct db *db, const char *sql, struct sqlite3_stmt **st)
 {
 	*st = db_stmt(db, sql);
 	return *st ? 0 : -1;
 }
 
-/* Hands a cached statement back: reset, so it holds no snapshot. */
-static void jq_done(sqlite3_stmt *st)
-{
-	if (st)
-		sqlite3_reset(st);
-}
-
-/* Steps a statement that returns no rows; -1 (logged) on error. */
-static int jq_step_done(struct db *db, sqlite3_stmt *st, const char *what)
-{
-	if (sqlite3_step(st) != SQLITE_DONE)
-		return error("jobq", "%s: %s", what,
-			     sqlite3_errmsg(db_sqlite(db)));
-	return 0;
-}
-
 int jobq_enqueue(struct db *db, const char *kind, long long series_id,
 		 const char *arch, long long *id)
 {
-	sqlite3_stmt *st = NULL;
+	return jobq_enqueue_attempts(db, kind, series_id, arch,
+				     JOBQ_MAX_ATTEMPTS, id);
+}
+
+int jobq_enqueue_attempts(struct db *db, const char *kind,
+			  long long series_id, const char *arch,
+			  int max_attempts, long long *id)
+{
+	struct sqlite3_stmt *st = NULL;
 	long long now = jobq_now();
 	int own, ret = -1;
 
 	if (jq_begin(db, &own))
 		return -1;
 	if (jq_prepare(db, "INSERT INTO job (kind, series_id, arch, "
-		       "not_before, created_at, updated_at) "
-		       "VALUES (?1, ?2, ?3, ?4, ?4, ?4)",
+		       "max_attempts, not_before, created_at, updated_at) "
+		       "VALUES (?1, ?2, ?3, ?5, ?4, ?4, ?4)",
 		       &st))
 		goto out;
-	sqlite3_bind_text(st, 1, kind, -1, SQLITE_STATIC);
+	db_bind_int(st, 5, max_attempts > 0 ? max_attempts :
+		    JOBQ_MAX_ATTEMPTS);
+	db_bind_text(st, 1, kind);
 	if (series_id)
-		sqlite3_bind_int64(st, 2, series_id);
+		db_bind_int(st, 2, series_id);
 	else
-		sqlite3_bind_null(st, 2);
-	if (arch)
-		sqlite3_bind_text(st, 3, arch, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(st, 3);
-	sqlite3_bind_int64(st, 4, now);
-	if (jq_step_done(db, st, kind))
+		db_bind_null(st, 2);
+	db_bind_text(st, 3, arch);
+	db_bind_int(st, 4, now);
+	if (db_step_done(db, st, "jobq", "%s", kind))
 		goto out;
 	if (id)
-		*id = sqlite3_last_insert_rowid(db_sqlite(db));
+		*id = db_last_insert_id(db);
 	ret = 0;
 out:
-	jq_done(st);
+	db_reset(st);
 	return jq_end(db, own, ret);
 }
 
 int jobq_claim(struct db *db, const char *owner, int lease_s,
 	       struct job *job)
 {
-	sqlite3_stmt *st = NULL;
+	struct sqlite3_stmt *st = NULL;
 	long long now = jobq_now();
 	int own, rc, ret = -1;
 
@@ -160,33 +150,28 @@ int jobq_claim(struct db *db, const char *owner, int lease_s,
 		       "RETURNING id, kind, series_id, arch, attempts, "
 		       "max_attempts", &st))
 		goto out;
-	sqlite3_bind_text(st, 1, owner, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 2, now);
-	sqlite3_bind_int(st, 3, lease_s);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_DONE) {
-		ret = 0;
+	db_bind_text(st, 1, owner);
+	db_bind_int(st, 2, now);
+	db_bind_int(st, 3, lease_s);
+	rc = db_row(db, st, "jobq", "claim");
+	if (rc <= 0) {
+		ret = rc;
 		goto out;
 	}
-	if (rc != SQLITE_ROW) {
-		error("jobq", "claim: %s", sqlite3_errmsg(db_sqlite(db)));
-		goto out;
-	}
-	job->id = sqlite3_column_int64(st, 0);
+	job->id = db_column_int64(st, 0);
 	job->kind = db_column_strdup(st, 1);
-	job->series_id = sqlite3_column_int64(st, 2);
+	job->series_id = db_column_int64(st, 2);
 	job->arch = db_column_strdup(st, 3);
-	job->attempts = sqlite3_column_int(st, 4);
-	job->max_attempts = sqlite3_column_int(st, 5);
+	job->attempts = db_column_int(st, 4);
+	job->max_attempts = db_column_int(st, 5);
 	/* RETURNING rows are all computed by the first step; finish it. */
-	if (sqlite3_step(st) != SQLITE_DONE) {
-		error("jobq", "claim: %s", sqlite3_errmsg(db_sqlite(db)));
+	if (db_step_done(db, st, "jobq", "claim")) {
 		job_release(job);
 		goto out;
 	}
 	ret = 1;
 out:
-	jq_done(st);
+	db_reset(st);
 	if (jq_end(db, own, ret < 0 ? -1 : 0)) {
 		job_release(job);
 		return -1;
@@ -202,31 +187,28 @@ static int jq_update_leased(struct db *db, const char *sql, long long id,
 			    const char *owner, long long extra,
 			    const char *text, const char *what)
 {
-	sqlite3_stmt *st = NULL;
+	struct sqlite3_stmt *st = NULL;
 	int own, ret = -1;
 
 	if (jq_begin(db, &own))
 		return -1;
 	if (jq_prepare(db, sql, &st))
 		goto out;
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_text(st, 2, owner, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 3, jobq_now());
-	sqlite3_bind_int64(st, 4, extra);
-	if (text)
-		sqlite3_bind_text(st, 5, text, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(st, 5);
-	if (jq_step_done(db, st, what))
+	db_bind_int(st, 1, id);
+	db_bind_text(st, 2, owner);
+	db_bind_int(st, 3, jobq_now());
+	db_bind_int(st, 4, extra);
+	db_bind_text(st, 5, text);
+	if (db_step_done(db, st, "jobq", "%s", what))
 		goto out;
-	if (sqlite3_changes(db_sqlite(db)) != 1) {
+	if (db_changes(db) != 1) {
 		error("jobq", "job %lld: %s: not leased by %s", id, what,
 		      owner);
 		goto out;
 	}
 	ret = 0;
 out:
-	jq_done(st);
+	db_reset(st);
 	return jq_end(db, own, ret);
 }
 
@@ -260,23 +242,24 @@ int jobq_release(struct db *db, long long id, const char *owner)
 int jobq_fail(struct db *db, long long id, const char *owner,
 	      const char *reason, int retry)
 {
-	sqlite3_stmt *st = NULL;
-	int attempts, max_attempts, own, ret = -1;
+	struct sqlite3_stmt *st = NULL;
+	int attempts, max_attempts, own, rc, ret = -1;
 
 	if (jq_begin(db, &own))
 		return -1;
 	if (jq_prepare(db, "SELECT attempts, max_attempts FROM job " LEASED,
 		       &st))
 		goto out;
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_text(st, 2, owner, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) != SQLITE_ROW) {
+	db_bind_int(st, 1, id);
+	db_bind_text(st, 2, owner);
+	rc = db_row(db, st, "jobq", "job %lld: fail", id);
+	if (!rc)
 		error("jobq", "job %lld: fail: not leased by %s", id, owner);
+	if (rc <= 0)
 		goto out;
-	}
-	attempts = sqlite3_column_int(st, 0);
-	max_attempts = sqlite3_column_int(st, 1);
-	jq_done(st);
+	attempts = db_column_int(st, 0);
+	max_attempts = db_column_int(st, 1);
+	db_reset(st);
 	st = NULL;
 	if (retry && attempts < max_attempts)
 		ret = jq_update_leased(db, "UPDATE job SET state = 'queued', "
@@ -293,7 +276,7 @@ int jobq_fail(struct db *db, long long id, const char *owner,
 				       "updated_at = ?3 " LEASED, id, owner,
 				       0, reason, "fail");
 out:
-	jq_done(st);
+	db_reset(st);
 	return jq_end(db, own, ret);
 }
 
@@ -313,7 +296,7 @@ int jobq_release_stale(struct db *db, const char *owner, int *released)
 		"((?1 IS NOT NULL AND lease_owner IS NOT ?1) OR "
 		"lease_expires IS NULL OR lease_expires < ?2)",
 	};
-	sqlite3_stmt *st = NULL;
+	struct sqlite3_stmt *st = NULL;
 	long long now = jobq_now();
 	int own, count = 0, ret = -1;
 	size_t i;
@@ -323,44 +306,41 @@ int jobq_release_stale(struct db *db, const char *owner, int *released)
 	for (i = 0; i < sizeof(sql) / sizeof(sql[0]); i++) {
 		if (jq_prepare(db, sql[i], &st))
 			goto out;
-		if (owner)
-			sqlite3_bind_text(st, 1, owner, -1, SQLITE_STATIC);
-		else
-			sqlite3_bind_null(st, 1);
-		sqlite3_bind_int64(st, 2, now);
-		if (jq_step_done(db, st, "release stale leases"))
+		db_bind_text(st, 1, owner);
+		db_bind_int(st, 2, now);
+		if (db_step_done(db, st, "jobq", "release stale leases"))
 			goto out;
-		count += sqlite3_changes(db_sqlite(db));
-		jq_done(st);
+		count += db_changes(db);
+		db_reset(st);
 		st = NULL;
 	}
 	if (released)
 		*released = count;
 	ret = 0;
 out:
-	jq_done(st);
+	db_reset(st);
 	return jq_end(db, own, ret);
 }
 
 int jobq_counts(struct db *db, struct jobq_counts *out)
 {
-	sqlite3_stmt *st = NULL;
+	struct sqlite3_stmt *st = NULL;
 	int rc, ret = -1;
 
 	memset(out, 0, sizeof(*out));
 	if (jq_prepare(db, "SELECT state, count(*), sum(not_before <= ?1) "
 		       "FROM job GROUP BY state", &st))
 		return -1;
-	sqlite3_bind_int64(st, 1, jobq_now());
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *state = (const char *)sqlite3_column_text(st, 0);
-		long long n = sqlite3_column_int64(st, 1);
+	db_bind_int(st, 1, jobq_now());
+	while ((rc = db_row(db, st, "jobq", "counts")) > 0) {
+		const char *state = db_column_text(st, 0);
+		long long n = db_column_int64(st, 1);
 
 		if (!state)
 			continue;
 		if (!strcmp(state, "queued")) {
 			out->queued = n;
-			out->ready = sqlite3_column_int64(st, 2);
+			out->ready = db_column_int64(st, 2);
 		} else if (!strcmp(state, "running")) {
 			out->running = n;
 		} else if (!strcmp(state, "done")) {
@@ -369,12 +349,10 @@ int jobq_counts(struct db *db, struct jobq_counts *out)
 			out->failed = n;
 		}
 	}
-	if (rc != SQLITE_DONE) {
-		error("jobq", "counts: %s", sqlite3_errmsg(db_sqlite(db)));
+	if (rc < 0)
 		goto out;
-	}
 	ret = 0;
 out:
-	jq_done(st);
+	db_reset(st);
 	return ret;
 }

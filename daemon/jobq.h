@@ -30,10 +30,25 @@ struct job {
 /* Frees the strings of a claimed job; accepts a zeroed struct. */
 void job_release(struct job *job);
 
+/*
+ * The kind of a new series' first job: whatever queues a series (a
+ * submission, the watcher) queues this in the same transaction, and the
+ * stage table (stages.c) starts with it.
+ */
+#define JOBQ_KIND_FIRST	"fetch"
+
+/* The attempts of a job queued by jobq_enqueue() (the column's default). */
+#define JOBQ_MAX_ATTEMPTS	5
+
 /* Queues a job (arch may be NULL), ready now.  *id (optional) receives
  * its id. */
 int jobq_enqueue(struct db *db, const char *kind, long long series_id,
 		 const char *arch, long long *id);
+
+/* The same, with max_attempts attempts (> 0) before the job fails. */
+int jobq_enqueue_attempts(struct db *db, const char *kind,
+			  long long series_id, const char *arch,
+			  int max_attempts, long long *id);
 
 /*
  * Claims the ready job (queued and not_before <= now) that has been ready

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "kconfig.h"
 #include "log.h"
 
@@ -79,7 +80,7 @@ int kconfig_get(const char *config, const char *name, char **value)
 		if (kind > 0 && !strcmp(found_name, name)) {
 			/* the last assignment wins, as in kconfig */
 			free(*value);
-			*value = kind == 1 ? strndup(val, vlen) : NULL;
+			*value = kind == 1 ? xstrndup(val, vlen) : NULL;
 			found = kind == 1;
 		}
 		p = *nl ? nl + 1 : nl;

@@ -31,9 +31,12 @@
  * and a host due for an A/A calibration: that queues a calibrate job,
  * which a worker runs like any other.
  *
- * Test hook: KREGRESS_TEST_LEASE_S sets the lease (default 60 s; the
+ * Test hooks: KREGRESS_TEST_LEASE_S sets the lease (default 60 s; the
  * heartbeat runs every third of it), so that a test can watch heartbeats
- * keep a job that runs longer than its lease.
+ * keep a job that runs longer than its lease; KREGRESS_TEST_BACKOFF_S
+ * sets the retry backoff's base (default 30 s, capped at 4 times it
+ * then), so that a test can see a mail retried while its SMTP server is
+ * down.
  */
 #include <errno.h>
 #include <poll.h>
@@ -48,6 +51,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "api.h"
 #include "calibrate.h"
 #include "config.h"
@@ -58,6 +62,7 @@
 #include "log.h"
 #include "pipeline.h"
 #include "refresh.h"
+#include "stages.h"
 #include "watch.h"
 #include "strbuf.h"
 
@@ -157,6 +162,7 @@ static void *worker_main(void *arg)
 		.owner = w->owner,
 		.lease_s = lease_s,
 		.stop = &stopping,
+		.stages = stage_table,
 	};
 	struct timespec until;
 	struct job job;
@@ -313,9 +319,9 @@ static void reload(const char *path)
 		strbuf_addstr(&fixed, " limits.api_header_timeout_s");
 	if (cur->limits.api_idle_timeout_s != cfg->limits.api_idle_timeout_s)
 		strbuf_addstr(&fixed, " limits.api_idle_timeout_s");
-	old = realloc(config_old, (n_config_old + 1) * sizeof(*old));
-	if (!old)
-		die("config", "out of memory");
+	if (api)
+		config_dashboard_port(cfg, api_port(api));
+	old = xrealloc(config_old, (n_config_old + 1) * sizeof(*old));
 	config_old = old;
 	/* The background threads hold the old config: stop them first. */
 	bg_stop();
@@ -382,6 +388,9 @@ static int run(struct config *cfg)
 
 	if (env && atoi(env) > 0)
 		lease_s = atoi(env);
+	env = getenv("KREGRESS_TEST_BACKOFF_S");
+	if (env && atoi(env) > 0)
+		jobq_set_backoff(atoi(env), 4 * atoi(env));
 	its.it_interval.tv_sec = lease_s / 3 > 0 ? lease_s / 3 : 1;
 	its.it_value = its.it_interval;
 	if (fs_mkdir_p(cfg->state_dir, 0750) || db_open(cfg->database, &db))
@@ -413,10 +422,9 @@ static int run(struct config *cfg)
 	 */
 	if (hosts_startup(db, cfg) || api_start(cfg, &api))
 		goto out;
+	config_dashboard_port(cfg, api_port(api));
 
-	w = calloc(n, sizeof(*w));
-	if (!w)
-		die("kregressd", "out of memory");
+	w = xcalloc(n, sizeof(*w));
 	for (i = 0; i < n; i++) {
 		w[i].index = i;
 		snprintf(w[i].owner, sizeof(w[i].owner), "%s/w%d", owner, i);

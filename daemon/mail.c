@@ -19,6 +19,7 @@
 
 #include <gmime/gmime.h>
 
+#include "alloc.h"
 #include "log.h"
 #include "mail.h"
 #include "strbuf.h"
@@ -31,15 +32,6 @@ static pthread_once_t gmime_once = PTHREAD_ONCE_INIT;
 static void gmime_setup(void)
 {
 	g_mime_init();
-}
-
-static char *xstrdup(const char *s)
-{
-	char *r = strdup(s ? s : "");
-
-	if (!r)
-		die("mail", "out of memory");
-	return r;
 }
 
 void mail_free(struct mail *m)
@@ -56,6 +48,9 @@ void mail_free(struct mail *m)
 	free(m->subject);
 	free(m->from_name);
 	free(m->from_email);
+	for (i = 0; i < m->nr_recipients; i++)
+		free(m->recipients[i]);
+	free(m->recipients);
 	free(m->body);
 	free(m->raw);
 	free(m);
@@ -282,11 +277,9 @@ static void set_references(struct mail *m, const char *raw,
 	n = g_mime_references_length(refs);
 	if (n <= 0)
 		goto out;
-	m->references = calloc((size_t)n < lim->max_references ?
+	m->references = xcalloc((size_t)n < lim->max_references ?
 			       (size_t)n : lim->max_references,
 			       sizeof(char *));
-	if (!m->references)
-		die("mail", "out of memory");
 	/* keep the root and the newest ancestors */
 	from = n - (int)lim->max_references + 1;
 	if (from < 1)
@@ -299,6 +292,46 @@ static void set_references(struct mail *m, const char *raw,
 	m->nr_references = k;
 out:
 	g_mime_references_free(refs);
+}
+
+/*
+ * Appends the mailboxes of list (groups flattened) to m->recipients:
+ * "Name <address>", or only the address when bare is set.
+ */
+static void add_recipients(struct mail *m, InternetAddressList *list,
+			   int bare)
+{
+	int i, n = list ? internet_address_list_length(list) : 0;
+
+	for (i = 0; i < n; i++) {
+		InternetAddress *a = internet_address_list_get_address(list, i);
+		const char *name, *addr;
+		char **grown;
+
+		if (INTERNET_ADDRESS_IS_GROUP(a)) {
+			add_recipients(m, internet_address_group_get_members(
+				INTERNET_ADDRESS_GROUP(a)), bare);
+			continue;
+		}
+		if (!INTERNET_ADDRESS_IS_MAILBOX(a))
+			continue;
+		addr = internet_address_mailbox_get_addr(
+			INTERNET_ADDRESS_MAILBOX(a));
+		if (!addr || !strchr(addr, '@'))
+			continue;
+		grown = xrealloc(m->recipients, (m->nr_recipients + 1) *
+				 sizeof(*grown));
+		m->recipients = grown;
+		name = internet_address_get_name(a);
+		if (name && *name && !bare) {
+			if (asprintf(&m->recipients[m->nr_recipients],
+				     "%s <%s>", name, addr) < 0)
+				die("mail", "out of memory");
+		} else {
+			m->recipients[m->nr_recipients] = xstrdup(addr);
+		}
+		m->nr_recipients++;
+	}
 }
 
 int mail_parse(const char *buf, size_t len, const struct mail_limits *limits,
@@ -337,9 +370,7 @@ int mail_parse(const char *buf, size_t len, const struct mail_limits *limits,
 			*reason = NULL;
 		goto out;
 	}
-	copy = malloc(len + 1);
-	if (!copy)
-		die("mail", "out of memory");
+	copy = xmalloc(len + 1);
 	memcpy(copy, buf, len);
 	len = crlf_to_lf(copy, len);
 
@@ -352,9 +383,7 @@ int mail_parse(const char *buf, size_t len, const struct mail_limits *limits,
 		goto out;
 	}
 
-	m = calloc(1, sizeof(*m));
-	if (!m)
-		die("mail", "out of memory");
+	m = xcalloc(1, sizeof(*m));
 	m->message_id = xstrdup(g_mime_message_get_message_id(msg));
 	m->subject = xstrdup(g_mime_message_get_subject(msg));
 	s = g_mime_object_get_header(GMIME_OBJECT(msg), "In-Reply-To");
@@ -377,6 +406,10 @@ int mail_parse(const char *buf, size_t len, const struct mail_limits *limits,
 				internet_address_mailbox_get_addr(mb));
 		}
 	}
+	add_recipients(m, g_mime_message_get_addresses(msg,
+						GMIME_ADDRESS_TYPE_TO), 0);
+	add_recipients(m, g_mime_message_get_addresses(msg,
+						GMIME_ADDRESS_TYPE_CC), 0);
 	if (!m->from_name)
 		m->from_name = xstrdup("");
 	if (!m->from_email)
@@ -394,9 +427,7 @@ int mail_parse(const char *buf, size_t len, const struct mail_limits *limits,
 		goto out;
 	}
 	if (lim.keep_raw) {
-		m->raw = malloc(len + 1);
-		if (!m->raw)
-			die("mail", "out of memory");
+		m->raw = xmalloc(len + 1);
 		memcpy(m->raw, copy, len);
 		m->raw[len] = '\0';
 		m->raw_len = len;
@@ -485,7 +516,7 @@ static char *header_msgid(const char *buf, size_t len)
 
 			if (lt && gt && gt - lt > 1 && gt - lt < 1000 &&
 			    !memchr(lt, '\0', (size_t)(gt - lt)))
-				return strndup(lt + 1, (size_t)(gt - lt - 1));
+				return xstrndup(lt + 1, (size_t)(gt - lt - 1));
 			return NULL;
 		}
 		p = eol ? eol + 1 : end;
@@ -601,9 +632,7 @@ int mail_read(FILE *f, const char *name, const struct mail_limits *limits,
 	int at_start = 1, first = 1, ret = -1, r;
 
 	rd.f = f;
-	rd.buf = malloc(2 * CHUNK);
-	if (!rd.buf)
-		die("mail", "out of memory");
+	rd.buf = xmalloc(2 * CHUNK);
 	limits_fill(&sp.lim, limits);
 	sp.name = name ? name : "mbox";
 	sp.cb = cb;
@@ -671,20 +700,14 @@ static int collect_cb(struct mail *m, const struct mail_skip *skip,
 	struct mail_box *box = data;
 
 	if (m) {
-		struct mail **v = realloc(box->mails,
+		struct mail **v = xrealloc(box->mails,
 					  (box->nr + 1) * sizeof(*v));
-
-		if (!v)
-			die("mail", "out of memory");
 		box->mails = v;
 		box->mails[box->nr++] = m;
 	} else {
-		struct mail_skip *v = realloc(box->skipped,
+		struct mail_skip *v = xrealloc(box->skipped,
 					      (box->nr_skipped + 1) *
 					      sizeof(*v));
-
-		if (!v)
-			die("mail", "out of memory");
 		box->skipped = v;
 		v[box->nr_skipped].index = skip->index;
 		v[box->nr_skipped].message_id = skip->message_id ?
@@ -759,6 +782,27 @@ int mail_parse_address(const char *value, char **name, char **email)
 	return ret;
 }
 
+int mail_addresses(const char *value, char ***emails, size_t *n)
+{
+	InternetAddressList *list;
+	struct mail m = { 0 };
+
+	*emails = NULL;
+	*n = 0;
+	pthread_once(&gmime_once, gmime_setup);
+	list = internet_address_list_parse(NULL, value);
+	if (!list)
+		return -1;
+	add_recipients(&m, list, 1);
+	g_object_unref(list);
+	m.recipients = xrealloc(m.recipients, (m.nr_recipients + 1) *
+				sizeof(*m.recipients));
+	m.recipients[m.nr_recipients] = NULL;
+	*emails = m.recipients;
+	*n = m.nr_recipients;
+	return *n ? 0 : -1;
+}
+
 int mail_parse_date(const char *value, int64_t *date, int *tz_offset_min)
 {
 	GDateTime *dt;
@@ -772,4 +816,129 @@ int mail_parse_date(const char *value, int64_t *date, int *tz_offset_min)
 			       G_TIME_SPAN_MINUTE);
 	g_date_time_unref(dt);
 	return 0;
+}
+
+/* Adds the mailboxes of value ("A <a@x>, b@y") to the message's list. */
+static int add_addresses(GMimeMessage *msg, GMimeAddressType type,
+			 const char *value, struct strbuf *err)
+{
+	InternetAddressList *list;
+	int ok;
+
+	list = internet_address_list_parse(NULL, value);
+	ok = list && internet_address_list_length(list) > 0;
+	if (ok)
+		internet_address_list_append(
+			g_mime_message_get_addresses(msg, type), list);
+	else
+		strbuf_addf(err, "not a mail address: %s", value);
+	if (list)
+		g_object_unref(list);
+	return ok ? 0 : -1;
+}
+
+static int is_ascii(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s >= 0x80)
+			return 0;
+	return 1;
+}
+
+/* A header value may not hold a line break (no header injection). */
+static int one_line(const char *s)
+{
+	return !strpbrk(s, "\r\n");
+}
+
+int mail_compose(const struct mail_out *m, struct strbuf *out,
+		 struct strbuf *err)
+{
+	GMimeFormatOptions *fo = NULL;
+	GMimeDataWrapper *content;
+	GMimeStream *stream;
+	GMimeMessage *msg;
+	GMimeTextPart *part;
+	GDateTime *dt;
+	const char *const *h;
+	char *text = NULL, id[1024];
+	int ret = -1;
+
+	pthread_once(&gmime_once, gmime_setup);
+	msg = g_mime_message_new(TRUE);
+	if (add_addresses(msg, GMIME_ADDRESS_TYPE_FROM, m->from, err))
+		goto out;
+	for (h = m->to; h && *h; h++)
+		if (add_addresses(msg, GMIME_ADDRESS_TYPE_TO, *h, err))
+			goto out;
+	for (h = m->cc; h && *h; h++)
+		if (add_addresses(msg, GMIME_ADDRESS_TYPE_CC, *h, err))
+			goto out;
+	if (!one_line(m->subject) || !one_line(m->message_id) ||
+	    (m->in_reply_to && !one_line(m->in_reply_to)) ||
+	    (m->references && !one_line(m->references))) {
+		strbuf_addstr(err, "a line break in a header");
+		goto out;
+	}
+	g_mime_message_set_subject(msg, m->subject, "utf-8");
+	dt = g_date_time_new_from_unix_utc(m->date);
+	g_mime_message_set_date(msg, dt);
+	g_date_time_unref(dt);
+	g_mime_message_set_message_id(msg, m->message_id);
+	if (m->in_reply_to) {
+		snprintf(id, sizeof(id), "<%s>", m->in_reply_to);
+		g_mime_object_set_header(GMIME_OBJECT(msg), "In-Reply-To", id,
+					 NULL);
+	}
+	if (m->references) {
+		snprintf(id, sizeof(id), "<%s>", m->references);
+		g_mime_object_set_header(GMIME_OBJECT(msg), "References", id,
+					 NULL);
+	}
+	for (h = m->headers; h && *h; h++) {
+		const char *colon = strchr(*h, ':');
+		char name[128];
+
+		if (!colon || colon == *h || (size_t)(colon - *h) >=
+		    sizeof(name) || !one_line(*h)) {
+			strbuf_addf(err, "not a header line: %s", *h);
+			goto out;
+		}
+		memcpy(name, *h, (size_t)(colon - *h));
+		name[colon - *h] = '\0';
+		g_mime_object_set_header(GMIME_OBJECT(msg), name,
+					 colon + 1 + strspn(colon + 1, " "),
+					 "utf-8");
+	}
+	/* The body's own bytes (g_mime_text_part_set_text() would pick a
+	 * charset of its own, ISO-8859-1 for "ä"). */
+	part = g_mime_text_part_new_with_subtype("plain");
+	stream = g_mime_stream_mem_new_with_buffer(m->body, strlen(m->body));
+	content = g_mime_data_wrapper_new_with_stream(stream,
+					GMIME_CONTENT_ENCODING_DEFAULT);
+	g_mime_part_set_content(GMIME_PART(part), content);
+	g_object_unref(content);
+	g_object_unref(stream);
+	g_mime_text_part_set_charset(part, "utf-8");
+	g_mime_part_set_content_encoding(GMIME_PART(part),
+		is_ascii(m->body) ? GMIME_CONTENT_ENCODING_7BIT :
+				    GMIME_CONTENT_ENCODING_8BIT);
+	g_mime_message_set_mime_part(msg, GMIME_OBJECT(part));
+	g_object_unref(part);
+	fo = g_mime_format_options_new();
+	g_mime_format_options_set_newline_format(fo,
+						 GMIME_NEWLINE_FORMAT_UNIX);
+	text = g_mime_object_to_string(GMIME_OBJECT(msg), fo);
+	if (!text) {
+		strbuf_addstr(err, "GMime cannot write the message");
+		goto out;
+	}
+	strbuf_addstr(out, text);
+	ret = 0;
+out:
+	g_free(text);
+	if (fo)
+		g_mime_format_options_free(fo);
+	g_object_unref(msg);
+	return ret;
 }

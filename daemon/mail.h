@@ -13,12 +13,17 @@
  * not mail at all is skipped and recorded in struct mail_box's skipped list
  * with its reason.  Only I/O errors and the box-wide caps (total bytes,
  * message count) fail the whole read.
+ *
+ * The other way, mail_compose() writes the report stage's messages: RFC
+ * 2047 headers folded at 78 columns, a text/plain UTF-8 body.
  */
 #ifndef KREGRESS_MAIL_H
 #define KREGRESS_MAIL_H
 
 #include <stdint.h>
 #include <stdio.h>
+
+struct strbuf;
 
 /* Caps for untrusted input; 0 in a field means its default. */
 struct mail_limits {
@@ -47,6 +52,10 @@ struct mail {
 	char *subject;		/* decoded UTF-8, unfolded; "" if none */
 	char *from_name;	/* decoded UTF-8; "" if none */
 	char *from_email;	/* "" if none */
+	/* The mailboxes of To and Cc, "Name <address>" (decoded UTF-8) or
+	 * just the address, in header order. */
+	char **recipients;
+	size_t nr_recipients;
 	int has_date;		/* 0: Date missing or unparsable */
 	int64_t date;		/* Unix time, seconds */
 	int tz_offset_min;	/* e.g. +0530 -> 330, -0700 -> -420 */
@@ -140,5 +149,36 @@ int mail_parse(const char *buf, size_t len, const struct mail_limits *lim,
  */
 int mail_parse_address(const char *value, char **name, char **email);
 int mail_parse_date(const char *value, int64_t *date, int *tz_offset_min);
+
+/*
+ * The bare addresses of an address list ("A <a@x>, \"B, C\" <b@y>"),
+ * groups flattened, in order: *emails (each and the array free()) has *n
+ * entries and a NULL after them.  Pure.  -1 when value holds no mailbox.
+ */
+int mail_addresses(const char *value, char ***emails, size_t *n);
+
+/* A message to write; every string is UTF-8. */
+struct mail_out {
+	const char *from;		/* "Name <address>" */
+	const char *const *to;		/* NULL-terminated, may be empty */
+	const char *const *cc;		/* NULL-terminated, or NULL */
+	const char *subject;
+	int64_t date;			/* Unix time; written in UTC */
+	const char *message_id;		/* without <> */
+	const char *in_reply_to;	/* without <>; NULL = none */
+	const char *references;		/* without <>; NULL = none */
+	const char *const *headers;	/* "Name: value" lines, or NULL */
+	const char *body;		/* LF line ends */
+};
+
+/*
+ * Writes m as an RFC 5322 message with LF line ends into out: From, To,
+ * Cc, Subject (RFC 2047 when not ASCII), Date, Message-ID, In-Reply-To,
+ * References, the extra headers, MIME-Version and a text/plain body
+ * (charset utf-8, 7bit when ASCII, else 8bit).  Pure.  -1 with the
+ * reason in err when an address or header cannot be used.
+ */
+int mail_compose(const struct mail_out *m, struct strbuf *out,
+		 struct strbuf *err);
 
 #endif

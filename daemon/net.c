@@ -22,6 +22,7 @@
 
 #include <curl/curl.h>
 
+#include "alloc.h"
 #include "log.h"
 #include "net.h"
 
@@ -30,15 +31,6 @@ static pthread_once_t net_once = PTHREAD_ONCE_INIT;
 static void net_setup(void)
 {
 	curl_global_init(CURL_GLOBAL_DEFAULT);
-}
-
-static char *xstrdup(const char *s)
-{
-	char *r = strdup(s);
-
-	if (!r)
-		die("net", "out of memory");
-	return r;
 }
 
 /* --- URLs --- */
@@ -364,6 +356,8 @@ static size_t header_cb(char *data, size_t size, size_t nmemb, void *arg)
 struct source {
 	const char *p;
 	size_t left;
+	void (*done)(void *arg);	/* once, at the end of the body */
+	void *done_arg;
 };
 
 static size_t read_cb(char *buf, size_t size, size_t nmemb, void *arg)
@@ -371,6 +365,10 @@ static size_t read_cb(char *buf, size_t size, size_t nmemb, void *arg)
 	struct source *s = arg;
 	size_t n = size * nmemb;
 
+	if (!s->left && s->done) {
+		s->done(s->done_arg);
+		s->done = NULL;
+	}
 	if (n > s->left)
 		n = s->left;
 	memcpy(buf, s->p, n);
@@ -437,7 +435,7 @@ int net_perform(const struct net_request *req, struct net_response *r,
 	size_t max = req->max_bytes ? req->max_bytes : NET_MAX_BYTES_DEFAULT;
 	struct sink body = { &r->body, max, 0 };
 	struct sink head = { &r->headers, NET_HEADERS_MAX, 0 };
-	struct source src = { req->body, req->body_len };
+	struct source src = { req->body, req->body_len, NULL, NULL };
 	struct curl_slist *hdrs = NULL, *rcpt = NULL;
 	const char *const *h;
 	char errbuf[CURL_ERROR_SIZE];
@@ -525,6 +523,8 @@ int net_perform(const struct net_request *req, struct net_response *r,
 		strbuf_reset(&r->headers);
 		src.p = req->body;
 		src.left = req->body_len;
+		src.done = smtp ? req->body_sent : NULL;
+		src.done_arg = req->body_sent_arg;
 		errbuf[0] = '\0';
 		curl_easy_setopt(curl, CURLOPT_URL, cur);
 		cc = curl_easy_perform(curl);
@@ -589,7 +589,7 @@ char *net_response_header(const struct net_response *r, const char *name)
 			for (p = v; p < e; p++)
 				if ((unsigned char)*p < ' ' && *p != '\t')
 					return NULL;
-			return strndup(v, (size_t)(e - v));
+			return xstrndup(v, (size_t)(e - v));
 		}
 		p += n + (p[n] == '\n');
 	}

@@ -99,6 +99,14 @@ struct net_request {
 	 */
 	const char *mail_from;	/* envelope sender, no angle brackets */
 	const char *const *mail_rcpt;	/* NULL-terminated */
+	/*
+	 * SMTP: called once, when libcurl has taken the last byte of body
+	 * and before it ends the data and reads the server's answer: from
+	 * then on the server may accept the mail even if this process
+	 * dies.  NULL = not needed.
+	 */
+	void (*body_sent)(void *arg);
+	void *body_sent_arg;
 	const char *username;	/* SMTP AUTH; NULL = none */
 	const char *password;
 	int require_tls;	/* smtp://: fail unless STARTTLS succeeds */

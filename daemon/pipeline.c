@@ -1,6 +1,7 @@
 /*
- * pipeline.c - runs claimed jobs through the stage table and keeps the
- * series state in step with the queue (see pipeline.h).
+ * pipeline.c - runs claimed jobs through the stage table it is handed
+ * (pipeline_ctx.stages; the daemon's is stages.c) and keeps the series
+ * state in step with the queue (see pipeline.h).
  *
  * The invariant: a series' status changes only in the same transaction as
  * the job that causes it, so after a crash at any instant either the job
@@ -14,35 +15,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "calibrate.h"
 #include "config.h"
 #include "db.h"
 #include "db_pipeline.h"
-#include "intake.h"
 #include "jobq.h"
 #include "log.h"
 #include "pipeline.h"
-#include "stage_analyze.h"
-#include "stage_apply.h"
-#include "stage_build.h"
-#include "stage_run.h"
-
-const struct pipeline_stage pipeline_stages[] = {
-	{ "fetch", "fetching", "fetched", "fetch-failed", "apply", 0,
-	  intake_fetch_stage },
-	{ "apply", "applying", "applied", "does-not-apply", "build", 0,
-	  stage_apply },
-	{ "build", "building", "built", "build-failed", "run", 1,
-	  stage_build },
-	{ "run", "running", "ran", "boot-failed", "analyze", 1, stage_run },
-	{ "analyze", "analyzing", "analyzed", "failed", "report", 0,
-	  stage_analyze },
-	{ "report", "reporting", "done", "failed", NULL, 0, NULL },
-	/* Not a series' stage: a job of its own, per arch (calibrate.h). */
-	{ "calibrate", "calibrating", "calibrated", "failed", NULL, 1,
-	  stage_calibrate },
-	{ NULL, NULL, NULL, NULL, NULL, 0, NULL },
-};
 
 #define NOT_IMPLEMENTED "not implemented yet"
 
@@ -62,21 +40,29 @@ pipeline_stage_find(const struct pipeline_stage *table, const char *kind)
 {
 	const struct pipeline_stage *s;
 
-	for (s = table ? table : pipeline_stages; s->kind; s++)
+	for (s = table; s->kind; s++)
 		if (!strcmp(s->kind, kind))
 			return s;
 	return NULL;
 }
 
-int pipeline_start(struct db *db, long long series_id, long long *job_id)
+/* Queues a job of kind with the attempts its stage in table has. */
+static int enqueue_in(const struct pipeline_stage *table, struct db *db,
+		      const char *kind, long long series_id, const char *arch)
 {
-	return jobq_enqueue(db, pipeline_stages[0].kind, series_id, NULL,
-			    job_id);
+	const struct pipeline_stage *st = pipeline_stage_find(table, kind);
+
+	return jobq_enqueue_attempts(db, kind, series_id, arch,
+				     st && st->max_attempts ?
+				     st->max_attempts : JOBQ_MAX_ATTEMPTS,
+				     NULL);
 }
 
 int pipeline_job_arch(const struct pipeline_ctx *ctx, const struct job *job,
-		   enum config_arch *arch, struct strbuf *reason)
+		      const struct config_arch_cfg **ac, struct strbuf *reason)
 {
+	const struct arch *a;
+
 	if (!ctx->cfg) {
 		strbuf_addstr(reason, "no configuration");
 		return -1;
@@ -86,7 +72,9 @@ int pipeline_job_arch(const struct pipeline_ctx *ctx, const struct job *job,
 			      "configuration is empty)");
 		return -1;
 	}
-	if (config_arch_parse(job->arch, arch) || !ctx->cfg->has_arch[*arch]) {
+	a = arch_find(job->arch);
+	*ac = a ? config_arch_get(ctx->cfg, a) : NULL;
+	if (!*ac) {
 		strbuf_addf(reason, "%s: not an arch of the configuration "
 			    "any more", job->arch);
 		return -1;
@@ -124,7 +112,7 @@ static int set_progress(struct pipeline_ctx *ctx, long long series_id)
 	const struct pipeline_stage *s;
 	int n;
 
-	for (s = ctx->stages ? ctx->stages : pipeline_stages; s->kind; s++) {
+	for (s = ctx->stages; s->kind; s++) {
 		if (db_pipeline_active(ctx->db, series_id, s->kind, &n))
 			return -1;
 		if (n)
@@ -139,17 +127,19 @@ static int set_progress(struct pipeline_ctx *ctx, long long series_id)
 static int enqueue_arches(struct pipeline_ctx *ctx,
 			  const struct pipeline_stage *st, long long series_id)
 {
-	int a, n = 0;
+	const struct arch *a;
+	int n = 0;
 
-	for (a = 0; ctx->cfg && a < CONFIG_ARCH_COUNT; a++) {
-		if (!ctx->cfg->has_arch[a])
+	for (a = arch_table; ctx->cfg && a->name; a++) {
+		if (!config_arch_get(ctx->cfg, a))
 			continue;
-		if (jobq_enqueue(ctx->db, st->kind, series_id,
-				 config_arch_str((enum config_arch)a), NULL))
+		if (enqueue_in(ctx->stages, ctx->db, st->kind, series_id,
+			       a->name))
 			return -1;
 		n++;
 	}
-	return n ? 0 : jobq_enqueue(ctx->db, st->kind, series_id, NULL, NULL);
+	return n ? 0 : enqueue_in(ctx->stages, ctx->db, st->kind, series_id,
+				  NULL);
 }
 
 /*
@@ -167,8 +157,8 @@ static int advance(struct pipeline_ctx *ctx, const struct job *job,
 	int active;
 
 	if (job->arch && next && next->per_arch)
-		return jobq_enqueue(ctx->db, next->kind, sid, job->arch,
-				    NULL) || set_progress(ctx, sid);
+		return enqueue_in(ctx->stages, ctx->db, next->kind, sid,
+				  job->arch) || set_progress(ctx, sid);
 	if (job->arch) {
 		if (db_pipeline_active(ctx->db, sid, NULL, &active))
 			return -1;
@@ -181,7 +171,7 @@ static int advance(struct pipeline_ctx *ctx, const struct job *job,
 		return 0;
 	if (next && next->per_arch)
 		return enqueue_arches(ctx, next, sid);
-	return jobq_enqueue(ctx->db, st->next, sid, NULL, NULL);
+	return enqueue_in(ctx->stages, ctx->db, st->next, sid, NULL);
 }
 
 /* The series fails: its reason, and the other arches' queued jobs go. */
@@ -191,6 +181,24 @@ static int fail_series(struct pipeline_ctx *ctx, const struct job *job,
 	return db_pipeline_set_status(ctx->db, job->series_id, status,
 				      reason) ||
 	       db_pipeline_cancel(ctx->db, job->series_id, reason);
+}
+
+/*
+ * A stage failed for good: a report job tells the author of a result
+ * (does-not-apply, build-failed, boot-failed: the stage's own failure
+ * status), and, once runs have started (report_failure 2), settles the
+ * patchwork checks they set pending.  Not for a stage without code.
+ */
+static int report_failure(struct pipeline_ctx *ctx, const struct job *job,
+			  const struct pipeline_stage *st,
+			  const char *fail_status)
+{
+	if (!st || !st->run || !st->report_failure ||
+	    (st->report_failure == 1 && strcmp(fail_status, st->failed)) ||
+	    !pipeline_stage_find(ctx->stages, "report"))
+		return 0;
+	return enqueue_in(ctx->stages, ctx->db, "report", job->series_id,
+			  NULL);
 }
 
 /* The outcome transaction of a job; 0 or -1 (rolled back, logged). */
@@ -221,7 +229,8 @@ static int record(struct pipeline_ctx *ctx, const struct job *job,
 			goto out;
 		strbuf_addf(&sr, "%s: %s", job->kind, reason);
 		if (job->series_id && !final &&
-		    fail_series(ctx, job, fail_status, sr.buf))
+		    (fail_series(ctx, job, fail_status, sr.buf) ||
+		     report_failure(ctx, job, st, fail_status)))
 			goto out;
 		break;
 	case PIPELINE_RETRY:
@@ -232,7 +241,8 @@ static int record(struct pipeline_ctx *ctx, const struct job *job,
 		if (job->attempts >= job->max_attempts) {
 			strbuf_addf(&sr, "%s: %s (after %d attempts)",
 				    job->kind, reason, job->attempts);
-			if (fail_series(ctx, job, fail_status, sr.buf))
+			if (fail_series(ctx, job, fail_status, sr.buf) ||
+			    report_failure(ctx, job, st, fail_status))
 				goto out;
 		} else {
 			strbuf_addf(&sr, "%s: attempt %d of %d failed, "

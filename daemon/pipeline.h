@@ -17,6 +17,13 @@
  * and the failure statuses fetch-failed, incomplete, does-not-apply,
  * build-failed, boot-failed, failed, each with series.status_reason.
  *
+ * A stage marked report_failure queues a report job when it fails for
+ * good, in the same transaction: apply and build (1) when their failure
+ * is the patch's result (does-not-apply, build-failed), run and analyze
+ * (2) whatever the failure, since a run that started set the series'
+ * patchwork checks pending.  The report stage mails the author of a
+ * result and settles the checks; the series keeps its failure status.
+ *
  * Build and run are per-arch stages: one job per configured arch
  * (job.arch), and each arch's run job is queued as soon as that arch's
  * build job is done, so x86_64 boots while arm64 still builds.  While
@@ -63,7 +70,7 @@ struct pipeline_ctx {
 	int lease_s;
 	/* Set (to non-zero) by the daemon when it is stopping. */
 	const volatile sig_atomic_t *stop;
-	/* NULL = pipeline_stages; tests substitute their own table. */
+	/* The stages to run: stages.h's table, or a test's own. */
 	const struct pipeline_stage *stages;
 };
 
@@ -84,28 +91,26 @@ struct pipeline_stage {
 	const char *next;	/* next job kind, NULL = last stage */
 	int per_arch;		/* one job per configured arch */
 	pipeline_stage_fn run;	/* NULL = not implemented yet */
+	int report_failure;	/* failing for good queues a report job:
+				 * 1 on the stage's own failure status,
+				 * 2 on any */
+	int max_attempts;	/* of its jobs; 0 = JOBQ_MAX_ATTEMPTS */
 };
 
-/* The stage table, in pipeline order, terminated by a NULL kind. */
-extern const struct pipeline_stage pipeline_stages[];
-
-/* The stage for a job kind in table (NULL = pipeline_stages), or NULL. */
+/* The stage for a job kind in table (in pipeline order, terminated by a
+ * NULL kind; the first kind is JOBQ_KIND_FIRST), or NULL. */
 const struct pipeline_stage *
 pipeline_stage_find(const struct pipeline_stage *table, const char *kind);
 
 /*
- * The configured arch of a per-arch stage's job: 0 with *arch set, or -1
- * with the reason (no configuration, a job without an arch because none
- * is configured, or an arch no longer configured).
+ * The configured arch of a per-arch stage's job: 0 with *ac set (its
+ * arch is (*ac)->arch), or -1 with the reason (no configuration, a job
+ * without an arch because none is configured, or an arch no longer
+ * configured).
  */
 int pipeline_job_arch(const struct pipeline_ctx *ctx, const struct job *job,
-		      enum config_arch *arch, struct strbuf *reason);
-
-/*
- * Queues the first stage of a series (joins the caller's transaction, as
- * all jobq calls do); the series must exist with status "queued".
- */
-int pipeline_start(struct db *db, long long series_id, long long *job_id);
+		      const struct config_arch_cfg **ac,
+		      struct strbuf *reason);
 
 /*
  * Runs a job claimed by ctx->owner and records its outcome (see above).

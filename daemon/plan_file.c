@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
+#include "arch.h"
 #include "config.h"
 #include "log.h"
 #include "plan.h"
@@ -51,11 +53,9 @@ int plan_file_load(struct plan_file *pf, const char *path,
 	char msg[256];
 	int ret = -1;
 
-	pf->path = strdup(path);
-	pf->plan = malloc(sizeof(*pf->plan));
+	pf->path = xstrdup(path);
+	pf->plan = xmalloc(sizeof(*pf->plan));
 	strbuf_init(&pf->cmdline);
-	if (!pf->path || !pf->plan)
-		die("plan", "out of memory");
 	if (strbuf_read_file_why(&text, path, PLAN_TEXT_MAX, err) < 0)
 		goto out;
 	if (plan_parse(pf->plan, text.buf, text.len, msg, sizeof(msg)) < 0) {
@@ -78,21 +78,21 @@ void plan_file_release(struct plan_file *pf)
 }
 
 int plan_file_load_configured(struct plan_file *pf, const struct config *cfg,
-			      int arch, int kvm, struct strbuf *reason)
+			      const struct arch *arch, enum arch_accel accel,
+			      struct strbuf *reason)
 {
-	const char *path = cfg->plans[arch][kvm ? CONFIG_ACCEL_KVM :
-					    CONFIG_ACCEL_TCG];
+	const char *path = cfg->plans[arch_index(arch)][accel];
 	struct strbuf dflt = STRBUF_INIT, err = STRBUF_INIT;
 	int ret = 0;
 
 	if (!path) {
 		strbuf_addf(&dflt, "%s/plans/default-%s.plan",
-			    KREGRESS_DATADIR, kvm ? "kvm" : "tcg");
+			    KREGRESS_DATADIR, arch_accel_str(accel));
 		path = dflt.buf;
 	}
 	if (plan_file_load(pf, path, &err)) {
 		strbuf_addf(reason, "%s: the plan cannot be used: %s",
-			    config_arch_str((enum config_arch)arch), err.buf);
+			    arch->name, err.buf);
 		ret = -1;
 	}
 	strbuf_release(&dflt);

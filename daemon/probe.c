@@ -9,21 +9,13 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "log.h"
+#include "now.h"
 #include "probe.h"
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static int try_boot(struct vm_host *h, const struct probe_spec *spec,
-		    enum vm_accel accel, unsigned int timeout_s,
+		    enum arch_accel accel, unsigned int timeout_s,
 		    enum vm_status *status, char *reason, size_t size,
 		    double *secs)
 {
@@ -33,7 +25,7 @@ static int try_boot(struct vm_host *h, const struct probe_spec *spec,
 	double t0 = now_s();
 
 	snprintf(log, sizeof(log), "%s/probe-%s.log", spec->log_dir,
-		 vm_accel_str(accel));
+		 arch_accel_str(accel));
 	memset(&bs, 0, sizeof(bs));
 	bs.kernel = spec->kernel;
 	bs.initrd = spec->initrd;
@@ -68,24 +60,24 @@ int probe_host(struct vm_host *h, const struct probe_spec *spec,
 		return -1;
 	if (res->info.kvm_offered) {
 		res->kvm_tried = 1;
-		if (try_boot(h, spec, VM_ACCEL_KVM,
+		if (try_boot(h, spec, ARCH_KVM,
 			     spec->kvm_timeout_s ? spec->kvm_timeout_s : 20,
 			     &res->kvm_status, res->kvm_reason,
 			     sizeof(res->kvm_reason), &res->kvm_s)) {
 			res->ok = 1;
-			res->accel = VM_ACCEL_KVM;
+			res->accel = ARCH_KVM;
 			goto out;
 		}
 		log_info("probe", "%s: KVM did not boot (%s: %s); trying TCG",
 			 vm_host_uri(h), vm_status_str(res->kvm_status),
 			 res->kvm_reason);
 	}
-	if (try_boot(h, spec, VM_ACCEL_TCG,
+	if (try_boot(h, spec, ARCH_TCG,
 		     spec->tcg_timeout_s ? spec->tcg_timeout_s : 60,
 		     &res->tcg_status, res->tcg_reason,
 		     sizeof(res->tcg_reason), &res->tcg_s)) {
 		res->ok = 1;
-		res->accel = VM_ACCEL_TCG;
+		res->accel = ARCH_TCG;
 	}
 out:
 	res->total_s = now_s() - t0;

@@ -15,7 +15,7 @@
 struct probe_result {
 	struct vm_host_info info;
 	int ok;			/* some accel booted the probe kernel */
-	enum vm_accel accel;	/* the one that did (KVM preferred) */
+	enum arch_accel accel;	/* the one that did (KVM preferred) */
 	int kvm_tried;
 	enum vm_status kvm_status;
 	char kvm_reason[GUESTLOG_REASON_MAX + 64];
@@ -33,7 +33,7 @@ struct probe_spec {
 	/* A console line starting with this (may be NULL) ends the probe
 	 * as cleanly as a power-off (see vm_boot_spec.end_marker). */
 	const char *end_marker;
-	enum vm_arch arch;
+	const struct arch *arch;
 	unsigned int kvm_timeout_s;	/* 0 = 20 */
 	unsigned int tcg_timeout_s;	/* 0 = 60 */
 	const char *log_dir;	/* console logs go here; required */

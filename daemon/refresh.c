@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "alloc.h"
 #include "config.h"
 #include "log.h"
 #include "refresh.h"
@@ -32,9 +33,7 @@ int refresh_run(const struct config *cfg, const volatile sig_atomic_t *stop)
 
 	if (!cfg->n_trees)
 		return 0;
-	next = calloc(cfg->n_trees, sizeof(*next));	/* 0: due now */
-	if (!next)
-		die("refresh", "out of memory");
+	next = xcalloc(cfg->n_trees, sizeof(*next));	/* 0: due now */
 	while (!*stop) {
 		for (i = 0; i < cfg->n_trees && !*stop; i++) {
 			const struct config_tree *t = &cfg->trees[i];

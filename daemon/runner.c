@@ -8,11 +8,13 @@
  * outcome to on_boot().  A boot that fails is retried once at once,
  * preferably on another host; a host failing SCHEDULE_UNHEALTHY_AFTER
  * times in a row is dropped and its slots go to the others.  After the
- * round, each metric is compared (stats.c) at the alpha the sequential
- * design allows for this look; the run stops when every primary metric
+ * round, the per-boot metric set of the run is looked at
+ * (analyze_set_look(): each metric compared at the alpha the sequential
+ * design allows for this look); the run stops when every primary metric
  * (the ones the workloads name as what they measure, sample.h; every
  * metric when none is named) is decisive, the budget is spent, or no
- * host is left.
+ * host is left.  The analysis takes the last look again on the stored
+ * boots with the same function.
  *
  * The order is the order in which boots start; with more than one worker
  * they overlap, which is what capacity means.  The seed, round and order
@@ -31,6 +33,7 @@
 #include <string.h>
 #include <sys/random.h>
 
+#include "alloc.h"
 #include "console.h"
 #include "log.h"
 #include "runner.h"
@@ -54,50 +57,33 @@ const char *runner_end_str(enum runner_end end)
 	return "unknown";
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, size_t n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 static pthread_mutex_t runner_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t runner_cond = PTHREAD_COND_INITIALIZER;
 
 /* Boots under way on one host, by every run of the process. */
 struct place {
 	char *uri;
-	enum vm_arch arch;
+	const struct arch *arch;
 	unsigned int busy;
 };
 static struct place *places;	/* under runner_lock */
 static size_t nplaces;
 
-static unsigned int *place_busy(const char *uri, enum vm_arch arch)
+static unsigned int *place_busy(const char *uri, const struct arch *arch)
 {
 	size_t i;
 
 	for (i = 0; i < nplaces; i++)
 		if (places[i].arch == arch && !strcmp(places[i].uri, uri))
 			return &places[i].busy;
-	places = realloc(places, (nplaces + 1) * sizeof(*places));
-	if (!places)
-		die("runner", "out of memory");
-	places[nplaces].uri = strdup(uri);
-	if (!places[nplaces].uri)
-		die("runner", "out of memory");
+	places = xrealloc(places, (nplaces + 1) * sizeof(*places));
+	places[nplaces].uri = xstrdup(uri);
 	places[nplaces].arch = arch;
 	places[nplaces].busy = 0;
 	return &places[nplaces++].busy;
 }
 
-void runner_place_take(const char *uri, enum vm_arch arch,
+void runner_place_take(const char *uri, const struct arch *arch,
 		       unsigned int capacity)
 {
 	pthread_mutex_lock(&runner_lock);
@@ -107,7 +93,7 @@ void runner_place_take(const char *uri, enum vm_arch arch,
 	pthread_mutex_unlock(&runner_lock);
 }
 
-static void place_give_locked(const char *uri, enum vm_arch arch)
+static void place_give_locked(const char *uri, const struct arch *arch)
 {
 	unsigned int *busy = place_busy(uri, arch);
 
@@ -116,58 +102,12 @@ static void place_give_locked(const char *uri, enum vm_arch arch)
 	pthread_cond_broadcast(&runner_cond);
 }
 
-void runner_place_give(const char *uri, enum vm_arch arch)
+void runner_place_give(const char *uri, const struct arch *arch)
 {
 	pthread_mutex_lock(&runner_lock);
 	place_give_locked(uri, arch);
 	pthread_mutex_unlock(&runner_lock);
 }
-
-static struct runner_metric *metric_get(struct runner_metric **metrics,
-					size_t *n, const char *key,
-					const char *unit,
-					enum stats_direction dir)
-{
-	struct runner_metric *m;
-	size_t i;
-
-	for (i = 0; i < *n; i++)
-		if (!strcmp((*metrics)[i].key, key))
-			return &(*metrics)[i];
-	if (*n >= RUNNER_METRICS_MAX)
-		return NULL;
-	*metrics = realloc(*metrics, (*n + 1) * sizeof(**metrics));
-	if (!*metrics)
-		die("runner", "out of memory");
-	m = &(*metrics)[(*n)++];
-	memset(m, 0, sizeof(*m));
-	m->key = strdup(key);
-	m->unit = strdup(unit);
-	if (!m->key || !m->unit)
-		die("runner", "out of memory");
-	m->direction = dir;
-	return m;
-}
-
-static void metric_push(struct runner_metric *m, int side, double v)
-{
-	if (m->n[side] == m->alloc[side]) {
-		m->alloc[side] = m->alloc[side] ? 2 * m->alloc[side] : 16;
-		m->values[side] = realloc(m->values[side],
-					  m->alloc[side] * sizeof(double));
-		if (!m->values[side])
-			die("runner", "out of memory");
-	}
-	m->values[side][m->n[side]++] = v;
-}
-
-/* One boot's values of one key, before the median. */
-struct group {
-	char *key;
-	const struct sample *first;	/* its unit and direction */
-	double *v;
-	size_t n;
-};
 
 /*
  * The sample records of a complete boot's console log, into *out (n of
@@ -194,9 +134,7 @@ static int parse_samples(const char *log, size_t len, const char *nonce,
 			 console_status_str(cr.status), cr.reason);
 		goto out;
 	}
-	s = calloc(cr.nrecords ? cr.nrecords : 1, sizeof(*s));
-	if (!s)
-		die("runner", "out of memory");
+	s = xcalloc(cr.nrecords ? cr.nrecords : 1, sizeof(*s));
 	for (i = 0; i < cr.nrecords; i++)
 		*n += sample_parse(cr.records[i].json, &s[*n]);
 	if (!*n) {
@@ -221,74 +159,39 @@ static void free_samples(struct sample *s, size_t n)
 	free(s);
 }
 
-/*
- * Groups one boot's samples by key and adds each group's median to the
- * metrics of side; returns how many per-boot values were added.
- */
-static size_t add_medians(struct runner_metric **metrics, size_t *nmetrics,
-			  enum schedule_side side, const struct sample *s,
-			  size_t n)
+/* A complete boot's samples into set; its values, or -1 with reason. */
+static int add_samples(struct analyze_set *set, enum analyze_side side,
+		       long long boot, const struct sample *s, size_t n,
+		       char *reason, size_t reason_size)
 {
-	struct group *g = NULL;
-	size_t i, j, ng = 0, added = 0;
+	struct strbuf err = STRBUF_INIT;
+	int added = analyze_add_boot(set, side, boot, s, n, &err);
 
-	for (i = 0; i < n; i++) {
-		char *key = sample_key(&s[i]);
-
-		for (j = 0; j < ng; j++)
-			if (!strcmp(g[j].key, key))
-				break;
-		if (j == ng) {
-			g = realloc(g, (ng + 1) * sizeof(*g));
-			if (!g)
-				die("runner", "out of memory");
-			memset(&g[j], 0, sizeof(g[j]));
-			g[j].key = key;
-			g[j].first = &s[i];
-			ng++;
-		} else {
-			free(key);
-		}
-		g[j].v = realloc(g[j].v, (g[j].n + 1) * sizeof(double));
-		if (!g[j].v)
-			die("runner", "out of memory");
-		g[j].v[g[j].n++] = s[i].value;
-	}
-	for (j = 0; j < ng; j++) {
-		struct runner_metric *m = metric_get(metrics, nmetrics,
-						     g[j].key, g[j].first->unit,
-						     g[j].first->direction);
-
-		if (m) {
-			metric_push(m, side, median(g[j].v, g[j].n));
-			m->primary |= g[j].first->primary;
-			added++;
-		}
-		free(g[j].key);
-		free(g[j].v);
-	}
-	free(g);
+	if (added < 0)
+		snprintf(reason, reason_size, "samples: %s", err.buf);
+	strbuf_release(&err);
 	return added;
 }
 
-int runner_add_samples(struct runner_metric **metrics, size_t *nmetrics,
-		       enum schedule_side side, const char *log, size_t len,
+int runner_add_samples(struct analyze_set *set, enum analyze_side side,
+		       long long boot, const char *log, size_t len,
 		       const char *nonce, char *reason, size_t reason_size)
 {
 	struct sample *s;
-	size_t n, added;
+	size_t n;
+	int added;
 
 	if (parse_samples(log, len, nonce, &s, &n, reason, reason_size))
 		return -1;
-	added = add_medians(metrics, nmetrics, side, s, n);
+	added = add_samples(set, side, boot, s, n, reason, reason_size);
 	free_samples(s, n);
-	return (int)added;
+	return added;
 }
 
 /* ------------------------------------------------------------------ */
 
 struct slot {
-	enum schedule_side side;
+	enum analyze_side side;
 	unsigned int order;
 };
 
@@ -373,7 +276,7 @@ static int boot_once(struct run *r, int hi, const struct slot *sl,
 	if (s->extra_cmdline && *s->extra_cmdline)
 		strbuf_addf(&cmd, " %s", s->extra_cmdline);
 	strbuf_addf(&log, "%s/boot-%04u-%s-%d.log", s->log_dir, sl->order,
-		    schedule_side_str(sl->side), attempt);
+		    analyze_side_str(sl->side), attempt);
 	bs.kernel = s->kernel[sl->side];
 	bs.initrd = s->initrd[sl->side];
 	bs.cmdline = cmd.buf;
@@ -419,10 +322,10 @@ static int boot_once(struct run *r, int hi, const struct slot *sl,
 	} else if (!reason[0]) {
 		if (!parse_samples(text.buf, text.len, nonce, &samples,
 				   &nrecords, reason, sizeof(reason)))
-			added = (int)add_medians(&r->rep->metrics,
-						 &r->rep->nmetrics, sl->side,
-						 samples, nrecords);
-		else if (vr.status == VM_STATUS_OK)
+			added = add_samples(&r->rep->set, sl->side, sl->order,
+					    samples, nrecords, reason,
+					    sizeof(reason));
+		if (added < 0 && vr.status == VM_STATUS_OK)
 			vr.status = VM_STATUS_ERROR;
 	}
 	if (!h->sched.healthy)
@@ -485,60 +388,19 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-static int cmp_metric(const void *a, const void *b)
-{
-	return strcmp(((const struct runner_metric *)a)->key,
-		      ((const struct runner_metric *)b)->key);
-}
-
-static int decisive(enum stats_verdict v)
-{
-	return v == STATS_REGRESSION || v == STATS_IMPROVEMENT ||
-	       v == STATS_MINOR || v == STATS_NO_CHANGE;
-}
-
 /*
- * Compares every metric at this look's alpha.  Returns 2 when every
- * metric that decides (the primary ones, or all when no metric is
- * primary) has a decisive verdict, 1 when the sequential design says
- * stop anyway (budget), 0 to go on.
+ * The look after a round: every metric compared at this look's alpha
+ * (analyze_set_look(), what the analysis takes again from the stored
+ * boots).
  */
-static int decide(struct run *r, struct stats_seq *seq)
+static enum analyze_next decide(struct run *r, struct stats_seq *seq)
 {
-	struct runner_report *rep = r->rep;
-	struct stats_opts o = r->spec->stats;
-	size_t i, n = r->ok[0] < r->ok[1] ? r->ok[0] : r->ok[1];
-	int stop = 1, all = 1, any_primary = 0;
+	size_t n = r->ok[0] < r->ok[1] ? r->ok[0] : r->ok[1];
+	enum analyze_next next;
 
-	for (i = 0; i < rep->nmetrics; i++)
-		any_primary |= rep->metrics[i].primary;
-	o.alpha = stats_seq_look(seq, n);
-	for (i = 0; i < rep->nmetrics; i++) {
-		struct runner_metric *m = &rep->metrics[i];
-		int decides = m->primary || !any_primary;
-		struct stats_opts mo = o;
-
-		mo.direction = m->direction;
-		if (r->spec->metric_opts)
-			r->spec->metric_opts(r->spec->opaque, m->key, &mo);
-		if (stats_compare_samples(m->values[0], m->n[0],
-					  m->values[1], m->n[1], &mo,
-					  &m->result) < 0) {
-			if (decides)
-				stop = all = 0;
-			continue;
-		}
-		m->have_result = 1;
-		if (!decides)
-			continue;
-		if (!stats_seq_should_stop(seq, &m->result, n))
-			stop = 0;
-		if (!decisive(m->result.verdict))
-			all = 0;
-	}
-	if (!rep->nmetrics)
-		return 0;
-	return all ? 2 : stop;
+	if (analyze_set_look(&r->rep->set, seq, n, &r->spec->stats, &next))
+		next = ANALYZE_MORE;
+	return next;
 }
 
 int runner_run(const struct runner_spec *spec, struct runner_host *hosts,
@@ -547,7 +409,7 @@ int runner_run(const struct runner_spec *spec, struct runner_host *hosts,
 	struct run r;
 	struct schedule_rng rng;
 	struct stats_seq seq;
-	enum schedule_side *order = NULL;
+	enum analyze_side *order = NULL;
 	pthread_t tids[RUNNER_THREADS_MAX];
 	size_t pairs = spec->pairs_per_round ? spec->pairs_per_round : 2;
 	size_t budget = spec->max_per_side ? spec->max_per_side : 10;
@@ -555,6 +417,8 @@ int runner_run(const struct runner_spec *spec, struct runner_host *hosts,
 	unsigned int order_no = 0;
 
 	memset(rep, 0, sizeof(*rep));
+	analyze_set_init(&rep->set);
+	rep->set.calib = spec->calib;
 	if (!spec->kernel[0] || !spec->kernel[1] || !spec->log_dir ||
 	    !spec->plan_cmdline || !nhosts)
 		return error("runner", "a spec needs two kernels, a plan, a "
@@ -572,10 +436,8 @@ int runner_run(const struct runner_spec *spec, struct runner_host *hosts,
 	r.rep = rep;
 	schedule_rng_init(&rng, spec->seed);
 	stats_seq_init(&seq, spec->stats.alpha, budget);
-	order = calloc(2 * pairs, sizeof(*order));
-	r.slots = calloc(2 * pairs, sizeof(*r.slots));
-	if (!order || !r.slots)
-		die("runner", "out of memory");
+	order = xcalloc(2 * pairs, sizeof(*order));
+	r.slots = xcalloc(2 * pairs, sizeof(*r.slots));
 
 	for (;;) {
 		size_t done = r.ok[0] < r.ok[1] ? r.ok[0] : r.ok[1];
@@ -618,19 +480,21 @@ int runner_run(const struct runner_spec *spec, struct runner_host *hosts,
 			break;
 		}
 		switch (decide(&r, &seq)) {
-		case 2:
+		case ANALYZE_DECIDED:
 			rep->end = RUNNER_DECIDED;
 			goto done;
-		case 1:
+		case ANALYZE_BUDGET:
 			rep->end = RUNNER_BUDGET;
 			goto done;
+		case ANALYZE_MORE:
+			break;
 		}
 	}
 	/* No host left mid-run: a last verdict on what there is. */
 	if (rep->end == RUNNER_NO_HOST && r.ok[0] && r.ok[1])
 		decide(&r, &seq);
 done:
-	qsort(rep->metrics, rep->nmetrics, sizeof(*rep->metrics), cmp_metric);
+	analyze_set_sort(&rep->set);
 	free(order);
 	free(r.slots);
 	return 0;
@@ -638,14 +502,6 @@ done:
 
 void runner_report_release(struct runner_report *rep)
 {
-	size_t i;
-
-	for (i = 0; i < rep->nmetrics; i++) {
-		free(rep->metrics[i].key);
-		free(rep->metrics[i].unit);
-		free(rep->metrics[i].values[0]);
-		free(rep->metrics[i].values[1]);
-	}
-	free(rep->metrics);
+	analyze_set_release(&rep->set);
 	memset(rep, 0, sizeof(*rep));
 }

@@ -19,12 +19,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "analyze.h"
 #include "sample.h"
 #include "schedule.h"
 #include "stats.h"
 #include "vm.h"
 
-#define RUNNER_METRICS_MAX	256
 #define RUNNER_THREADS_MAX	16
 
 struct runner_host {
@@ -32,25 +32,12 @@ struct runner_host {
 	struct schedule_host sched;	/* arch, accel, capacity, health */
 };
 
-/* One metric's per-boot values on each side (a boot's iterations are
- * reduced to their median: boots are the independent unit). */
-struct runner_metric {
-	char *key;		/* "workload metric {params}" */
-	char *unit;
-	enum stats_direction direction;
-	int primary;		/* a metric the workload is about (sample.h) */
-	double *values[2];	/* [SCHEDULE_BASE], [SCHEDULE_PATCHED] */
-	size_t n[2], alloc[2];
-	struct stats_result result;	/* after the last round */
-	int have_result;
-};
-
 /* What on_start() and on_boot() are told about each attempt; on_start()
  * gets it before the boot, with vm NULL and no outcome yet. */
 struct runner_boot {
 	unsigned int round;
 	unsigned int order;	/* position in the whole run, from 0 */
-	enum schedule_side side;
+	enum analyze_side side;
 	int attempt;		/* 1, or 2 for the retry */
 	const char *host;	/* URI */
 	const char *nonce;
@@ -68,28 +55,27 @@ struct runner_boot {
 };
 
 struct runner_spec {
-	const char *kernel[2];	/* [SCHEDULE_BASE], [SCHEDULE_PATCHED] */
+	const char *kernel[2];	/* [ANALYZE_BASE], [ANALYZE_PATCHED] */
 	const char *initrd[2];
 	const char *plan_cmdline;	/* kregress.plan="..." */
 	const char *extra_cmdline;	/* may be NULL */
-	enum vm_arch arch;
-	int accel;		/* enum vm_accel, or -1 for any */
+	const struct arch *arch;
+	int accel;		/* enum arch_accel, or -1 for any */
 	unsigned int memory_mib, vcpus, timeout_s;
 	int icount;		/* instruction time (vm.h); TCG hosts only */
 	uint64_t seed;		/* of the ABBA order; record it */
 	size_t pairs_per_round;	/* 0 = 2, one ABBA block */
 	size_t max_per_side;	/* budget; 0 = 10 */
 	struct stats_opts stats;	/* threshold, alpha (the overall one) */
+	/* The hosts' calibrations (calib.h), or NULL: each look raises a
+	 * metric's threshold and takes its noise reference from them
+	 * (analyze_set.calib).  Read under the runner's lock. */
+	const struct calib_table *calib;
 	const char *log_dir;	/* console logs; required */
 	/* Both called with the runner's process-wide lock held, so never
 	 * at once, not even for two runs. */
 	void (*on_start)(void *opaque, const struct runner_boot *b);
 	void (*on_boot)(void *opaque, const struct runner_boot *b);
-	/* Per metric at each look, before its comparison (may be NULL):
-	 * may raise o->threshold and set its noise reference, as the
-	 * host's calibration says (calib.h).  Under the same lock. */
-	void (*metric_opts)(void *opaque, const char *key,
-			    struct stats_opts *o);
 	void *opaque;
 	/* Once *stop is non-zero (a signal handler sets it), no boot
 	 * starts; the run ends RUNNER_STOPPED when those under way end. */
@@ -113,8 +99,9 @@ struct runner_report {
 	enum runner_end end;
 	unsigned int rounds;
 	unsigned int boots, failed_boots, retries;
-	struct runner_metric *metrics;	/* nmetrics, sorted by key */
-	size_t nmetrics;
+	/* Every metric's per-boot values (boot = order), compared at the
+	 * last look; sorted by workload, metric and params. */
+	struct analyze_set set;
 };
 
 /*
@@ -122,9 +109,9 @@ struct runner_report {
  * capacity, waiting until one is free, and gives it back after; the
  * runs' boots count against the same places (see runner.c).
  */
-void runner_place_take(const char *uri, enum vm_arch arch,
+void runner_place_take(const char *uri, const struct arch *arch,
 		       unsigned int capacity);
-void runner_place_give(const char *uri, enum vm_arch arch);
+void runner_place_give(const char *uri, const struct arch *arch);
 
 /*
  * Runs the comparison.  Returns 0 with *rep filled (release it with
@@ -137,13 +124,14 @@ int runner_run(const struct runner_spec *spec, struct runner_host *hosts,
 void runner_report_release(struct runner_report *rep);
 
 /*
- * Adds the sample records of one boot's console log to the metrics
- * (pure; exposed for tests): each record's value is grouped by workload,
- * metric and params, each group reduced to its median.  Returns the number
- * of per-boot values added, or -1 if the log is not a complete result.
+ * Adds the sample records of one boot's console log to set as side's
+ * values of boot (pure; exposed for tests): analyze_add_boot(), one
+ * median per workload, metric and params.  Returns the number of
+ * per-boot values added, or -1 with the reason if the log is not a
+ * complete result or its samples cannot be compared.
  */
-int runner_add_samples(struct runner_metric **metrics, size_t *nmetrics,
-		       enum schedule_side side, const char *log, size_t len,
+int runner_add_samples(struct analyze_set *set, enum analyze_side side,
+		       long long boot, const char *log, size_t len,
 		       const char *nonce, char *reason, size_t reason_size);
 
 #endif

@@ -7,16 +7,14 @@
 
 #include <jansson.h>
 
+#include "alloc.h"
 #include "log.h"
 #include "sample.h"
 #include "strbuf.h"
 
 static char *dup_or_die(const char *s)
 {
-	char *d = strdup(s);
-
-	if (!d)
-		die("sample", "out of memory");
+	char *d = xstrdup(s);
 	return d;
 }
 

@@ -35,7 +35,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "log.h"
+#include "now.h"
 #include "sandbox.h"
 #include "strbuf.h"
 
@@ -80,14 +82,6 @@ unsigned long long sandbox_du(const char *path)
 	total = du_total;
 	busy = 0;
 	return total;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 static void set_limit(int resource, unsigned long long v)
@@ -238,12 +232,7 @@ static void child(const struct sandbox *sb, char **args, char **env,
 
 static void push(char ***v, size_t *n, size_t *alloc, const char *s)
 {
-	if (*n == *alloc) {
-		*alloc = *alloc ? 2 * *alloc : 64;
-		*v = realloc(*v, *alloc * sizeof(**v));
-		if (!*v)
-			abort();
-	}
+	ALLOC_GROW(*v, *n + 1, *alloc);
 	(*v)[(*n)++] = (char *)s;
 }
 

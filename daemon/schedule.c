@@ -3,11 +3,6 @@
  */
 #include "schedule.h"
 
-const char *schedule_side_str(enum schedule_side side)
-{
-	return side == SCHEDULE_BASE ? "base" : "patched";
-}
-
 void schedule_rng_init(struct schedule_rng *r, uint64_t seed)
 {
 	r->state = seed;
@@ -23,17 +18,17 @@ uint64_t schedule_rng_next(struct schedule_rng *r)
 }
 
 void schedule_abba(struct schedule_rng *r, size_t pairs,
-		   enum schedule_side *out)
+		   enum analyze_side *out)
 {
 	size_t i = 0;
 
 	while (pairs) {
 		/* The top bit: the low bits of splitmix are fine too, but
 		 * the top one is the conventional choice. */
-		enum schedule_side a = (schedule_rng_next(r) >> 63) ?
-				       SCHEDULE_PATCHED : SCHEDULE_BASE;
-		enum schedule_side b = a == SCHEDULE_BASE ?
-				       SCHEDULE_PATCHED : SCHEDULE_BASE;
+		enum analyze_side a = (schedule_rng_next(r) >> 63) ?
+				       ANALYZE_PATCHED : ANALYZE_BASE;
+		enum analyze_side b = a == ANALYZE_BASE ?
+				       ANALYZE_PATCHED : ANALYZE_BASE;
 
 		out[i++] = a;
 		out[i++] = b;
@@ -52,14 +47,15 @@ int schedule_is_host_failure(enum vm_status status)
 	return status == VM_STATUS_ERROR || status == VM_STATUS_STOPPED;
 }
 
-static int fits(const struct schedule_host *h, enum vm_arch arch, int accel)
+static int fits(const struct schedule_host *h, const struct arch *arch,
+		int accel)
 {
 	return h->healthy && h->arch == arch &&
 	       (accel < 0 || (int)h->accel == accel);
 }
 
 int schedule_pick(const struct schedule_host *hosts, size_t n,
-		  enum vm_arch arch, int accel, int avoid)
+		  const struct arch *arch, int accel, int avoid)
 {
 	int best = -1, pass;
 	size_t i;
@@ -111,7 +107,7 @@ int schedule_should_retry(enum vm_status status, int attempts)
 }
 
 int schedule_any_healthy(const struct schedule_host *hosts, size_t n,
-			 enum vm_arch arch, int accel)
+			 const struct arch *arch, int accel)
 {
 	size_t i;
 

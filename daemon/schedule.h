@@ -18,14 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "analyze.h"
 #include "vm.h"
-
-enum schedule_side {
-	SCHEDULE_BASE,
-	SCHEDULE_PATCHED,
-};
-
-const char *schedule_side_str(enum schedule_side side);
 
 /* splitmix64: small, seedable, the same sequence on every machine. */
 struct schedule_rng {
@@ -41,15 +35,15 @@ uint64_t schedule_rng_next(struct schedule_rng *r);
  * whole sequence have as many base as patched boots.
  */
 void schedule_abba(struct schedule_rng *r, size_t pairs,
-		   enum schedule_side *out);
+		   enum analyze_side *out);
 
 #define SCHEDULE_UNHEALTHY_AFTER	3	/* host failures in a row */
 #define SCHEDULE_ATTEMPTS		2	/* a failed boot is retried once */
 
 struct schedule_host {
 	const char *uri;	/* borrowed */
-	enum vm_arch arch;
-	enum vm_accel accel;
+	const struct arch *arch;
+	enum arch_accel accel;
 	unsigned int capacity;	/* boots at once */
 	unsigned int running;
 	unsigned int failures;	/* host failures in a row */
@@ -67,7 +61,7 @@ int schedule_is_host_failure(enum vm_status status);
  * or -1 when no host fits now.
  */
 int schedule_pick(const struct schedule_host *hosts, size_t n,
-		  enum vm_arch arch, int accel, int avoid);
+		  const struct arch *arch, int accel, int avoid);
 
 /* Records the end of a boot on h (running--, failures, health). */
 void schedule_done(struct schedule_host *h, enum vm_status status);
@@ -77,6 +71,6 @@ int schedule_should_retry(enum vm_status status, int attempts);
 
 /* Is any host left that could ever boot arch (accel < 0: any)? */
 int schedule_any_healthy(const struct schedule_host *hosts, size_t n,
-			 enum vm_arch arch, int accel);
+			 const struct arch *arch, int accel);
 
 #endif

@@ -32,42 +32,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "alloc.h"
 #include "diff.h"
 #include "log.h"
 #include "mail.h"
 #include "series.h"
 #include "strbuf.h"
-
-static void *xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n ? n : 1, size ? size : 1);
-
-	if (!p)
-		die("series", "out of memory");
-	return p;
-}
-
-static void *xrealloc(void *p, size_t size)
-{
-	p = realloc(p, size ? size : 1);
-	if (!p)
-		die("series", "out of memory");
-	return p;
-}
-
-static char *xstrndup(const char *s, size_t n)
-{
-	char *r = strndup(s, n);
-
-	if (!r)
-		die("series", "out of memory");
-	return r;
-}
-
-static char *xstrdup(const char *s)
-{
-	return xstrndup(s ? s : "", strlen(s ? s : ""));
-}
 
 static void push_str(char ***v, size_t *nr, char *s)
 {
@@ -826,18 +796,14 @@ static struct series_patch *patch_new(struct item *it)
 	p->message = xstrndup(m->body + b->msg_start,
 			      b->msg_end - b->msg_start);
 	if (m->raw) {
-		p->raw = malloc(m->raw_len + 1);
-		if (!p->raw)
-			die("series", "out of memory");
+		p->raw = xmalloc(m->raw_len + 1);
 		memcpy(p->raw, m->raw, m->raw_len + 1);
 		p->raw_len = m->raw_len;
 	}
 	if (it->kind == ITEM_PATCH && b->has_diff) {
 		p->diff_len = b->diff_end - b->diff_start;
 		/* not strndup: a NUL in the diff must not cut it short */
-		p->diff = malloc(p->diff_len + 1);
-		if (!p->diff)
-			die("series", "out of memory");
+		p->diff = xmalloc(p->diff_len + 1);
 		memcpy(p->diff, m->body + b->diff_start, p->diff_len);
 		p->diff[p->diff_len] = '\0';
 		p->files = b->files;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "analyze.h"
 #include "calib.h"
 #include "config.h"
@@ -17,6 +18,7 @@
 #include "db_calib.h"
 #include "jobq.h"
 #include "log.h"
+#include "options.h"
 #include "stage_analyze.h"
 #include "strbuf.h"
 
@@ -31,24 +33,19 @@ static int feed_sample(void *arg, const struct db_analyze_sample *s)
 	struct feed *f = arg;
 
 	return analyze_add(f->set, s->workload, s->metric, s->params, s->unit,
-			   s->direction, s->patched ? ANALYZE_PATCHED :
-			   ANALYZE_BASE, s->boot_id, s->value, &f->err);
+			   s->direction, s->primary, s->patched ?
+			   ANALYZE_PATCHED : ANALYZE_BASE, s->boot_id,
+			   s->value, &f->err);
 }
 
 void stage_analyze_options(const struct config *cfg, struct stats_opts *o,
 			   enum analyze_fdr *fdr)
 {
-	stats_opts_init(o);
+	options_stats(cfg, o);
 	/* Not stored in a comparison row: no need to spend the time. */
 	o->bootstrap = 0;
 	*fdr = ANALYZE_FDR_BH;
-	if (!cfg)
-		return;
-	o->threshold = cfg->stats.threshold_pct / 100;
-	o->alpha = cfg->stats.alpha;
-	if (cfg->stats.min_samples > 0)
-		o->min_samples = cfg->stats.min_samples;
-	if (cfg->stats.fdr_method &&
+	if (cfg && cfg->stats.fdr_method &&
 	    analyze_fdr_parse(cfg->stats.fdr_method, fdr))
 		log_warn("analyze", "stats.fdr_method '%s' unknown: using bh",
 			 cfg->stats.fdr_method);
@@ -95,9 +92,7 @@ static struct db_comparison *rows_of(const struct db_analyze_run *runs,
 
 	for (i = 0; i < nruns; i++)
 		total += sets[i].n;
-	rows = calloc(total + 1, sizeof(*rows));
-	if (!rows)
-		die("analyze", "out of memory");
+	rows = xcalloc(total + 1, sizeof(*rows));
 	c = rows;
 	for (i = 0; i < nruns; i++)
 		for (j = 0; j < sets[i].n; j++, c++) {
@@ -112,6 +107,7 @@ static struct db_comparison *rows_of(const struct db_analyze_run *runs,
 			c->params = m->params;
 			c->unit = m->unit;
 			c->direction = analyze_direction_str(m->direction);
+			c->is_primary = m->primary;
 			c->n_base = r->n_base;
 			c->n_new = r->n_new;
 			c->median_base = r->center_base;
@@ -119,6 +115,7 @@ static struct db_comparison *rows_of(const struct db_analyze_run *runs,
 			c->change_pct = pct(r->change);
 			c->ci_low_pct = pct(r->ci_lo);
 			c->ci_high_pct = pct(r->ci_hi);
+			c->ci_level = 1 - r->alpha;
 			c->p_value = r->p;
 			c->p_adjusted = m->p_adjusted;
 			c->p_holm = m->p_holm;
@@ -162,18 +159,16 @@ static int analyze_run(struct pipeline_ctx *ctx,
 		return 0;
 	}
 	ro.repeatable = r->repeatable;
-	/* An adaptive run is tested at the alpha its last look had. */
-	if (r->alpha > 0 && r->max_per_side && r->nlooks)
-		ro.alpha = stats_seq_replay(r->alpha, r->max_per_side,
-					    r->looks, r->nlooks);
-	/* ... and each metric at the threshold its looks had. */
+	/* An adaptive run is tested as its last look tested it, each
+	 * metric at the threshold and noise reference its looks had. */
 	calib_table_init(&calib);
 	if (db_calib_for_run(ctx->db, r->id, &calib)) {
 		calib_table_release(&calib);
 		return -1;
 	}
 	set->calib = &calib;
-	rc = analyze_set_compare(set, &ro) ? -2 : 0;
+	rc = analyze_set_final(set, &ro, r->alpha, r->max_per_side,
+			       r->looks, r->nlooks) ? -2 : 0;
 	set->calib = NULL;
 	calib_table_release(&calib);
 	return rc;
@@ -205,9 +200,7 @@ enum pipeline_result stage_analyze(struct pipeline_ctx *ctx,
 			      "analyze");
 		goto out;
 	}
-	sets = calloc(nruns, sizeof(*sets));
-	if (!sets)
-		die("analyze", "out of memory");
+	sets = xcalloc(nruns, sizeof(*sets));
 	for (i = 0; i < nruns; i++) {
 		struct db_analyze_run *r = &runs[i];
 

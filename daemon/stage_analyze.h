@@ -13,9 +13,10 @@
  * into p_holm, stats.fdr_method into p_adjusted.  The verdict is stats.c's
  * for the metric at alpha; the adjusted values are reported beside it.
  * A run that recorded its adaptive design (run.alpha, max_per_side) is
- * tested at the alpha its last look had (stats_seq_replay() over the
+ * tested at the alpha its last look had (analyze_set_final() over the
  * complete boots per round), not at the overall alpha: the runner spent
- * the rest on its earlier looks.
+ * the rest on its earlier looks; the rows record that level (1 - alpha)
+ * as ci_level, the level of their intervals.
  * All comparison rows of the series are then replaced in one transaction,
  * so running the stage again leaves one set of rows.
  *

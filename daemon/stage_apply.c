@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "apply.h"
 #include "apply_input.h"
 #include "config.h"
@@ -15,6 +16,7 @@
 #include "jobq.h"
 #include "log.h"
 #include "mail.h"
+#include "options.h"
 #include "series.h"
 #include "stage_apply.h"
 #include "strbuf.h"
@@ -55,13 +57,11 @@ static const struct config_tree *pick_tree(const struct config *cfg,
 static int read_series(const struct config *cfg,
 		       const struct db_intake_source *src, struct series **out)
 {
-	struct mail_limits lim = { 0 };
+	struct mail_limits lim;
 	struct mail_box box;
 	int ret;
 
-	lim.max_bytes = cfg->limits.max_mbox_bytes;
-	if (cfg->limits.max_messages > 0)
-		lim.max_messages = (size_t)cfg->limits.max_messages;
+	options_mail_limits(cfg, &lim);
 	mail_box_init(&box);
 	ret = mail_box_read_buf(&box, src->mbox, src->mbox_len, "mbox", &lim);
 	if (!ret)
@@ -164,9 +164,7 @@ enum pipeline_result stage_apply(struct pipeline_ctx *ctx,
 		r = PIPELINE_RETRY;
 		goto out;
 	}
-	idx = calloc(res.n_commits + 1, sizeof(*idx));
-	if (!idx)
-		die("apply", "out of memory");
+	idx = xcalloc(res.n_commits + 1, sizeof(*idx));
 	for (i = 0; i < res.n_commits && i < s->nr_patches; i++)
 		idx[i] = s->patches[i]->index;
 	strbuf_addf(&reason, "%s; %s", b.reason, why.buf);

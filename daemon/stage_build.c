@@ -117,16 +117,14 @@ enum pipeline_result stage_build(struct pipeline_ctx *ctx,
 	struct build_request req;
 	struct build_result res;
 	enum pipeline_result r = PIPELINE_FAIL;
-	enum config_arch a;
 	const char *arch;
 	int ret;
 	size_t i;
 
 	out->fail_status = "failed";
-	if (pipeline_job_arch(ctx, job, &a, &out->reason))
+	if (pipeline_job_arch(ctx, job, &ac, &out->reason))
 		return PIPELINE_FAIL;
-	ac = &cfg->arches[a];
-	arch = config_arch_str(a);
+	arch = ac->arch->name;
 	if (db_build_source(ctx->db, job->series_id, &src)) {
 		strbuf_addstr(&out->reason, "the series row cannot be read");
 		return PIPELINE_RETRY;
@@ -139,12 +137,14 @@ enum pipeline_result stage_build(struct pipeline_ctx *ctx,
 	build_request_init(&req);
 	req.tree = src.tree_path;
 	req.arch = arch;
+	req.cross_compile = ac->cross_compile;
 	if (ac->base_config)
 		req.base_config = ac->base_config;
 	for (i = 0; i < ac->n_fragments && i < BUILD_MAX_FRAGMENTS - 1; i++)
 		req.fragments[i] = ac->fragments[i];
 	if (ac->make_jobs > 0)
 		req.jobs = ac->make_jobs;
+	req.cache_dir = cfg->cache_dir;
 	req.timeout_s = cfg->limits.build_timeout_s;
 	req.log_bytes = cfg->limits.log_max_bytes;
 	if (cfg->limits.build_memory_mb > 0)

@@ -12,8 +12,8 @@
  * in series_build (side base | patched); while make runs, the row's
  * objects_compiled/objects_expected are updated at most every 2 s.
  * Limits come from the configuration (limits.build_timeout_s,
- * log_max_bytes, build_memory_mb); the cache directory from
- * $KREGRESS_CACHE (default /var/cache/kregress), the config fragments
+ * log_max_bytes, build_memory_mb) and so does the cache directory
+ * (cache_dir, by default build_cache_dir()'s), the config fragments
  * from $KREGRESS_CONFIG_DIR (default DATADIR/configs) plus the arch's
  * configured fragments.
  *

@@ -16,10 +16,12 @@
 #include "hosts.h"
 #include "jobq.h"
 #include "log.h"
+#include "options.h"
 #include "plan.h"
 #include "plan_file.h"
 #include "plan_kconfig.h"
 #include "runner.h"
+#include "stage_report.h"
 #include "stage_run.h"
 #include "strbuf.h"
 
@@ -54,7 +56,7 @@ static void on_start(void *opaque, const struct runner_boot *b)
 		.series_id = st->series_id,
 		.build_id = st->im->build_id[b->side],
 		.host_id = host_id(st->hosts, b->host),
-		.side = schedule_side_str(b->side),
+		.side = analyze_side_str(b->side),
 		.seq = b->order,
 		.round = b->round,
 		.attempt = b->attempt,
@@ -85,14 +87,6 @@ static void on_boot(void *opaque, const struct runner_boot *b)
 		st->db_failed = 1;
 }
 
-/* Each metric's threshold and noise reference, as calibrated. */
-static void metric_opts(void *opaque, const char *key, struct stats_opts *o)
-{
-	struct run_state *st = opaque;
-
-	calib_table_apply(&st->calib, key, o);
-}
-
 /*
  * Checks that both kernels have every option the plan needs (their
  * .config is next to the image, build.h); a kernel that lacks one would
@@ -107,7 +101,7 @@ static int kernels_fit_plan(const struct db_run_images *im,
 	const char *slash;
 	int side, ret = -1;
 
-	for (side = SCHEDULE_BASE; side <= SCHEDULE_PATCHED; side++) {
+	for (side = ANALYZE_BASE; side <= ANALYZE_PATCHED; side++) {
 		slash = strrchr(im->image[side], '/');
 		strbuf_reset(&path);
 		strbuf_reset(&config);
@@ -118,18 +112,18 @@ static int kernels_fit_plan(const struct db_run_images *im,
 					 &missing) < 0) {
 			strbuf_addf(&out->reason, "%s: the %s kernel's "
 				    "configuration cannot be read: %s", arch,
-				    schedule_side_str(side), missing.buf);
+				    analyze_side_str(side), missing.buf);
 			goto out;
 		}
 		if (plan_kconfig_missing(pf->plan, config.buf, &missing)) {
 			strbuf_addf(&out->reason, "%s: the %s kernel lacks "
 				    "what the plan %s needs: %s", arch,
-				    schedule_side_str(side), pf->path,
+				    analyze_side_str(side), pf->path,
 				    missing.buf);
-			if (side == SCHEDULE_BASE)
+			if (side == ANALYZE_BASE)
 				strbuf_addstr(&out->reason, "; add them to "
 					      "the arch's config fragments");
-			out->fail_status = side == SCHEDULE_BASE ? "failed" :
+			out->fail_status = side == ANALYZE_BASE ? "failed" :
 					   "boot-failed";
 			goto out;
 		}
@@ -151,32 +145,33 @@ static enum pipeline_result no_samples(const struct run_state *st,
 				       const char *arch,
 				       struct pipeline_outcome *out)
 {
-	int side = st->ok[SCHEDULE_BASE] ? SCHEDULE_PATCHED : SCHEDULE_BASE;
+	int side = st->ok[ANALYZE_BASE] ? ANALYZE_PATCHED : ANALYZE_BASE;
 
 	if (!st->kernel_failed[side]) {
 		strbuf_addf(&out->reason, "%s: the host could not start the "
 			    "%s kernel's guests: %s", arch,
-			    side == SCHEDULE_BASE ? "base" : "patched",
+			    analyze_side_str(side),
 			    st->last_failure[side].len ?
 			    st->last_failure[side].buf : "no boot finished");
 		return PIPELINE_RETRY;
 	}
 	strbuf_addf(&out->reason, "%s: the %s kernel did not boot to a "
 		    "complete result: %s", arch,
-		    side == SCHEDULE_BASE ? "base" : "patched",
+		    analyze_side_str(side),
 		    st->last_failure[side].len ? st->last_failure[side].buf :
 		    "no boot finished");
-	out->fail_status = side == SCHEDULE_BASE ? "failed" : NULL;
+	out->fail_status = side == ANALYZE_BASE ? "failed" : NULL;
 	return PIPELINE_FAIL;
 }
 
 static enum pipeline_result run_arch(struct pipeline_ctx *ctx,
-				     const struct job *job, int arch,
+				     const struct job *job,
+				     const struct arch *arch,
 				     struct pipeline_outcome *out)
 {
 	const struct config *cfg = ctx->cfg;
-	const char *name = config_arch_str(arch);
-	const char *cache = build_cache_dir();
+	const char *name = arch->name;
+	const char *cache = cfg->cache_dir;
 	struct db_run_images im;
 	struct hosts_set set;
 	struct hosts_probe_kit kit;
@@ -197,6 +192,7 @@ static enum pipeline_result run_arch(struct pipeline_ctx *ctx,
 	strbuf_init(&st.last_failure[0]);
 	strbuf_init(&st.last_failure[1]);
 	calib_table_init(&st.calib);
+	stage_report_run_started(ctx, job->series_id, name);
 	ret = db_run_images(ctx->db, job->series_id, name, &im);
 	if (ret) {
 		if (ret < 0)
@@ -205,7 +201,7 @@ static enum pipeline_result run_arch(struct pipeline_ctx *ctx,
 			    "and patched images", name);
 		return PIPELINE_FAIL;
 	}
-	if (guest_initramfs(name, cache, &initrd)) {
+	if (guest_initramfs(arch, cache, &initrd)) {
 		strbuf_addf(&out->reason, "%s: the guest initramfs cannot be "
 			    "packed (see the log)", name);
 		goto out;
@@ -217,7 +213,7 @@ static enum pipeline_result run_arch(struct pipeline_ctx *ctx,
 		strbuf_addf(&out->reason, "%s: cannot create", dir.buf);
 		goto out;
 	}
-	kit.kernel = im.image[SCHEDULE_BASE];
+	kit.kernel = im.image[ANALYZE_BASE];
 	kit.initrd = initrd;
 	kit.log_dir = dir.buf;
 	ret = hosts_open(ctx->db, cfg, arch, &kit, &set, &out->reason);
@@ -226,17 +222,16 @@ static enum pipeline_result run_arch(struct pipeline_ctx *ctx,
 		goto out;
 	}
 	memset(&spec, 0, sizeof(spec));
-	if (plan_file_load_configured(&pf, cfg, arch,
-				      set.accel == VM_ACCEL_KVM,
+	if (plan_file_load_configured(&pf, cfg, arch, set.accel,
 				      &out->reason) ||
 	    kernels_fit_plan(&im, &pf, name, out))
 		goto out;
 	if (pf.plan->clock == PLAN_CLOCK_INSTRUCTIONS &&
-	    set.accel != VM_ACCEL_TCG) {
+	    set.accel != ARCH_TCG) {
 		strbuf_addf(&out->reason, "%s: the plan %s asks for "
 			    "instruction time, which only emulated (tcg) hosts "
 			    "have; the %s plan needs \"clock real\"", name,
-			    pf.path, vm_accel_str(set.accel));
+			    pf.path, arch_accel_str(set.accel));
 		goto out;
 	}
 	spec.memory_mib = pf.plan->memory_mib;
@@ -252,11 +247,10 @@ static enum pipeline_result run_arch(struct pipeline_ctx *ctx,
 	st.series_id = job->series_id;
 	st.im = &im;
 	st.hosts = &set;
-	spec.max_per_side = cfg->stats.max_boots_per_side > 0 ?
-			    (size_t)cfg->stats.max_boots_per_side : 10;
+	spec.max_per_side = options_max_per_side(cfg);
 	design.series_id = job->series_id;
 	design.arch = name;
-	design.accel = vm_accel_str(set.accel);
+	design.accel = arch_accel_str(set.accel);
 	design.clock = plan_clock_str(pf.plan->clock);
 	design.seed = seed;
 	design.plan = pf.cmdline.buf;
@@ -278,28 +272,25 @@ static enum pipeline_result run_arch(struct pipeline_ctx *ctx,
 		goto out;
 	}
 
-	spec.kernel[SCHEDULE_BASE] = im.image[SCHEDULE_BASE];
-	spec.kernel[SCHEDULE_PATCHED] = im.image[SCHEDULE_PATCHED];
-	spec.initrd[SCHEDULE_BASE] = spec.initrd[SCHEDULE_PATCHED] = initrd;
+	spec.kernel[ANALYZE_BASE] = im.image[ANALYZE_BASE];
+	spec.kernel[ANALYZE_PATCHED] = im.image[ANALYZE_PATCHED];
+	spec.initrd[ANALYZE_BASE] = spec.initrd[ANALYZE_PATCHED] = initrd;
 	spec.plan_cmdline = pf.cmdline.buf;
 	spec.arch = set.hosts[0].sched.arch;
 	spec.accel = (int)set.accel;
 	spec.timeout_s = (unsigned int)cfg->limits.boot_timeout_s;
 	spec.seed = seed;
-	stats_opts_init(&spec.stats);
-	spec.stats.threshold = cfg->stats.threshold_pct / 100;
-	spec.stats.alpha = cfg->stats.alpha;
-	spec.stats.min_samples = (size_t)cfg->stats.min_samples;
+	options_stats(cfg, &spec.stats);
 	spec.stats.repeatable = spec.icount;
 	spec.log_dir = dir.buf;
 	spec.on_start = on_start;
 	spec.on_boot = on_boot;
-	spec.metric_opts = metric_opts;
+	spec.calib = &st.calib;
 	spec.opaque = &st;
 	spec.stop = ctx->stop;
 	log_info("run", "series %lld: %s run %lld on %zu %s host%s, seed "
 		 "%llu", job->series_id, name, st.run_id, set.n,
-		 vm_accel_str(set.accel), set.n == 1 ? "" : "s",
+		 arch_accel_str(set.accel), set.n == 1 ? "" : "s",
 		 (unsigned long long)seed);
 	if (runner_run(&spec, set.hosts, set.n, &rep)) {
 		strbuf_addf(&out->reason, "%s: the run could not start (see "
@@ -352,12 +343,12 @@ enum pipeline_result stage_run(struct pipeline_ctx *ctx,
 			       const struct job *job,
 			       struct pipeline_outcome *out)
 {
+	const struct config_arch_cfg *ac;
 	enum pipeline_result r;
-	enum config_arch a;
 	int interrupted = 0;
 
 	out->fail_status = "failed";
-	if (pipeline_job_arch(ctx, job, &a, &out->reason))
+	if (pipeline_job_arch(ctx, job, &ac, &out->reason))
 		return PIPELINE_FAIL;
 	if (db_run_interrupt(ctx->db, job->series_id, job->arch,
 			     &interrupted)) {
@@ -371,7 +362,7 @@ enum pipeline_result stage_run(struct pipeline_ctx *ctx,
 			 interrupted == 1 ? " was" : "s were");
 	if (ctx->stop && *ctx->stop)
 		return PIPELINE_INTERRUPTED;
-	r = run_arch(ctx, job, a, out);
+	r = run_arch(ctx, job, ac->arch, out);
 	if (r == PIPELINE_OK)
 		out->fail_status = NULL;
 	return r;

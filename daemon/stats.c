@@ -55,6 +55,7 @@
 #include <gsl/gsl_rng.h>
 #include <gsl/gsl_sf_gamma.h>
 
+#include "alloc.h"
 #include "log.h"
 #include "stats.h"
 
@@ -115,10 +116,7 @@ static int cmp_double(const void *a, const void *b)
 
 static double *sorted_copy(const double *v, size_t n)
 {
-	double *s = malloc((n ? n : 1) * sizeof(*s));
-
-	if (!s)
-		die("stats", "out of memory");
+	double *s = xmalloc((n ? n : 1) * sizeof(*s));
 	memcpy(s, v, n * sizeof(*s));
 	qsort(s, n, sizeof(*s), cmp_double);
 	return s;
@@ -204,9 +202,7 @@ static void ranks_init(struct ranks *r, const double *x, size_t m,
 	double rank = 0;
 
 	memset(r, 0, sizeof(*r));
-	r->run = malloc((m + n + 1) * sizeof(*r->run));
-	if (!r->run)
-		die("stats", "out of memory");
+	r->run = xmalloc((m + n + 1) * sizeof(*r->run));
 	while (i < m || j < n) {
 		double v = j >= n || (i < m && x[i] <= y[j]) ? x[i] : y[j];
 		double tx = 0, ty = 0, t;
@@ -279,10 +275,8 @@ static void perm_cdf(const struct ranks *r, size_t m, size_t n,
 {
 	size_t a = m < n ? m : n, b = m < n ? n : m, w = 2 * a * b + 1;
 	size_t g, j, c, v, P = 0;
-	double *f = calloc((a + 1) * w, sizeof(*f)), total;
+	double *f = xcalloc((a + 1) * w, sizeof(*f)), total;
 
-	if (!f)
-		die("stats", "out of memory");
 	f[0] = 1;
 	for (g = 0; g < r->nrun; g++) {
 		size_t t = r->run[g], jmax = a < P ? a : P;
@@ -304,10 +298,8 @@ static void perm_cdf(const struct ranks *r, size_t m, size_t n,
 		P += t;
 	}
 	total = gsl_sf_choose(m + n, a);
-	z->cdf = malloc(w * sizeof(*z->cdf));
-	z->sf = malloc(w * sizeof(*z->sf));
-	if (!z->cdf || !z->sf)
-		die("stats", "out of memory");
+	z->cdf = xmalloc(w * sizeof(*z->cdf));
+	z->sf = xmalloc(w * sizeof(*z->sf));
 	/* The table counted the smaller side; U of x is mn minus U of y. */
 	for (v = 0; v < w; v++)
 		z->cdf[v] = z->sf[w - 1 - v] =
@@ -409,9 +401,7 @@ static double cf_bound2(size_t m, size_t n, double t, double tmax,
 		s = 2;
 	if (s > N)
 		s = N;
-	f = calloc(2 * (m + 1) + s + 1, sizeof(*f));
-	if (!f)
-		die("stats", "out of memory");
+	f = xcalloc(2 * (m + 1) + s + 1, sizeof(*f));
 	g = f + m + 1;
 	beta = g + m + 1;
 	f[0] = 1;
@@ -463,11 +453,9 @@ static void cf_add(struct mw_null *z, size_t *alloc, unsigned long long k,
 	if (!(fabs(h) > 1e-300))
 		return;
 	if (z->cf_n == *alloc) {
-		*alloc = *alloc ? 2 * *alloc : 256;
-		z->cf_k = realloc(z->cf_k, *alloc * sizeof(*z->cf_k));
-		z->cf_h = realloc(z->cf_h, *alloc * sizeof(*z->cf_h));
-		if (!z->cf_k || !z->cf_h)
-			die("stats", "out of memory");
+		/* two arrays of one capacity */
+		ALLOC_GROW(z->cf_k, z->cf_n + 1, *alloc);
+		REALLOC_ARRAY(z->cf_h, *alloc);
 	}
 	z->cf_k[z->cf_n] = k;
 	z->cf_h[z->cf_n++] = (2 * k == z->cf_L ? 1 : 2) * h;
@@ -532,9 +520,7 @@ static void cf_init(struct mw_null *z, size_t m, size_t n)
 			break;
 		cf_add(z, &alloc, k, cf_h(m, n, k, L));
 	}
-	lf = malloc((m + n + 1) * sizeof(*lf));
-	if (!lf)
-		die("stats", "out of memory");
+	lf = xmalloc((m + n + 1) * sizeof(*lf));
 	lf[0] = 0;
 	for (i = 1; i <= m + n; i++)
 		lf[i] = lf[i - 1] + log((double)i);
@@ -573,9 +559,7 @@ static void null_init(struct mw_null *z, const struct ranks *r, size_t m,
 		z->kind = NULL_EXACT;
 		z->scale = 1;
 		z->len = m * n / 2 + 1;
-		z->cdf = malloc(z->len * sizeof(*z->cdf));
-		if (!z->cdf)
-			die("stats", "out of memory");
+		z->cdf = xmalloc(z->len * sizeof(*z->cdf));
 		z->bytes = z->len * sizeof(*z->cdf);
 		harding_pmf(m, n, z->len - 1, z->cdf);
 		cumulate(z->cdf, z->len);
@@ -774,9 +758,7 @@ int stats_welch_log(const double *base, size_t nb, const double *new,
 
 	if (nb < 2 || nn < 2)
 		return error("stats", "welch: need 2 values per side");
-	lb = malloc((nb + nn) * sizeof(*lb));
-	if (!lb)
-		die("stats", "out of memory");
+	lb = xmalloc((nb + nn) * sizeof(*lb));
 	ln = lb + nb;
 	for (i = 0; i < nb; i++) {
 		if (!(base[i] > 0))
@@ -937,12 +919,9 @@ static double pairs_kth(const double *x, size_t m, const double *y,
 	}
 	{
 		/* List the differences in (lo, hi]. */
-		double *c = malloc(((size_t)(chi - clo) + 1) * sizeof(*c));
+		double *c = xmalloc(((size_t)(chi - clo) + 1) * sizeof(*c));
 		double ret;
 		size_t a = 0, b = 0, j, i, got = 0;
-
-		if (!c)
-			die("stats", "out of memory");
 		for (j = 0; j < n; j++) {
 			while (a < m && y[j] - x[a] > hi)
 				a++;	/* x[a..] gives <= hi */
@@ -1081,10 +1060,8 @@ static double boot_accel(const double *x, size_t m, const double *y,
 	size_t len[2] = { m, n }, j, i;
 
 	for (j = 0; j < 2; j++) {
-		double *th = malloc(len[j] * sizeof(*th)), mean = 0;
+		double *th = xmalloc(len[j] * sizeof(*th)), mean = 0;
 
-		if (!th)
-			die("stats", "out of memory");
 		for (i = 0; i < len[j]; i++) {
 			double med = median_without(s[j], len[j], i);
 
@@ -1113,9 +1090,9 @@ static void boot_sorted(const double *x, size_t nb, const double *y,
 	gsl_rng *rng;
 	int b;
 
-	th = malloc(resamples * sizeof(*th));
+	th = xmalloc(alloc_mul(resamples, sizeof(*th)));
 	rng = gsl_rng_alloc(gsl_rng_mt19937);
-	if (!th || !rng)
+	if (!rng)
 		die("stats", "out of memory");
 	gsl_rng_set(rng, seed);
 
@@ -1192,11 +1169,9 @@ static int cmp_pidx(const void *a, const void *b)
 
 static struct pidx *sort_p(const double *p, size_t n)
 {
-	struct pidx *s = malloc((n ? n : 1) * sizeof(*s));
+	struct pidx *s = xmalloc((n ? n : 1) * sizeof(*s));
 	size_t i;
 
-	if (!s)
-		die("stats", "out of memory");
 	for (i = 0; i < n; i++)
 		s[i] = (struct pidx){ p[i], i };
 	qsort(s, n, sizeof(*s), cmp_pidx);
@@ -1449,11 +1424,8 @@ static int check_opts(const struct stats_opts *o)
 /* Sorted logs of sorted positive v (log may tie neighbours, not swap). */
 static double *log_sorted(const double *v, size_t n)
 {
-	double *l = malloc((n ? n : 1) * sizeof(*l));
+	double *l = xmalloc((n ? n : 1) * sizeof(*l));
 	size_t i;
-
-	if (!l)
-		die("stats", "out of memory");
 	for (i = 0; i < n; i++)
 		l[i] = log(v[i]);
 	qsort(l, n, sizeof(*l), cmp_double);
@@ -1723,16 +1695,15 @@ double stats_seq_look(struct stats_seq *s, size_t n)
 	return a;
 }
 
-double stats_seq_replay(double alpha, size_t n_max, const size_t *n,
-			size_t nlooks)
+double stats_seq_replay(struct stats_seq *s, double alpha, size_t n_max,
+			const size_t *n, size_t nlooks)
 {
-	struct stats_seq s;
 	double a = alpha;
 	size_t i;
 
-	stats_seq_init(&s, alpha, n_max);
+	stats_seq_init(s, alpha, n_max);
 	for (i = 0; i < nlooks; i++)
-		a = stats_seq_look(&s, n[i]);
+		a = stats_seq_look(s, n[i]);
 	return a;
 }
 

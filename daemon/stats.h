@@ -280,13 +280,14 @@ void stats_seq_init(struct stats_seq *s, double alpha, size_t n_max);
 /* The alpha of a look at n samples per side; records it as spent. */
 double stats_seq_look(struct stats_seq *s, size_t n);
 /*
- * The alpha the last of nlooks looks had, replaying a run that looked at
- * n[0], n[1], ... samples per side under (alpha, n_max); alpha itself
- * when there was no look.  The final analysis of an adaptive run tests at
- * this level, as the run's last look did.
+ * Replays into *s a new design under (alpha, n_max) and the nlooks looks
+ * a run took at n[0], n[1], ... samples per side; returns the alpha the
+ * last of them had, alpha itself when there was none.  The final
+ * analysis of an adaptive run takes the run's last look again on the
+ * state the earlier ones left (analyze.h).
  */
-double stats_seq_replay(double alpha, size_t n_max, const size_t *n,
-			size_t nlooks);
+double stats_seq_replay(struct stats_seq *s, double alpha, size_t n_max,
+			const size_t *n, size_t nlooks);
 
 /*
  * 1 to stop: the verdict is decisive (regression, improvement, minor,

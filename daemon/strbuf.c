@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "log.h"
 #include "strbuf.h"
 
@@ -52,9 +53,7 @@ void strbuf_grow(struct strbuf *sb, size_t extra)
 		want = sb->alloc * 2;
 	if (want < 64)
 		want = 64;
-	buf = realloc(sb->alloc ? sb->buf : NULL, want);
-	if (!buf)
-		die("strbuf", "out of memory (%zu bytes)", want);
+	buf = xrealloc(sb->alloc ? sb->buf : NULL, want);
 	if (!sb->alloc)
 		buf[0] = '\0';
 	sb->buf = buf;

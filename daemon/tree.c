@@ -21,7 +21,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +31,7 @@
 
 #include <git2.h>
 
+#include "alloc.h"
 #include "fs.h"
 #include "log.h"
 #include "sha256.h"
@@ -210,7 +210,7 @@ out:
 int tree_import(const char *tarball, const char *dir, int *already)
 {
 	struct strbuf tmp = STRBUF_INIT, have = STRBUF_INIT;
-	char *tcopy = strdup(tarball);
+	char *tcopy = xstrdup(tarball);
 	const char *name = basename(tcopy);
 	struct stat st;
 	int ret = -1;
@@ -430,12 +430,6 @@ static int worktree_leftover(const char *dir)
 	return ret;
 }
 
-static int rm_one(const char *path, const struct stat *st, int flag,
-		  struct FTW *ftw)
-{
-	return flag == FTW_DP ? rmdir(path) : unlink(path);
-}
-
 int tree_worktree_open(const char *repo_path, const char *wt_path,
 		       const char *rev, struct tree_worktree **out)
 {
@@ -446,17 +440,15 @@ int tree_worktree_open(const char *repo_path, const char *wt_path,
 	git_reference *ref = NULL;
 	git_worktree_add_options wo;
 	struct strbuf name = STRBUF_INIT, refname = STRBUF_INIT;
-	char *pcopy = strdup(wt_path);
+	char *pcopy = xstrdup(wt_path);
 	char hash[SHA256_HEX_LEN + 1];
 	const char *c;
 	int ret = -1;
 
 	*out = NULL;
 	git_libgit2_init();
-	wt = calloc(1, sizeof(*wt));
-	if (!wt || !pcopy)
-		die("tree", "out of memory");
-	wt->path = strdup(wt_path);
+	wt = xcalloc(1, sizeof(*wt));
+	wt->path = xstrdup(wt_path);
 	if (!access(wt_path, F_OK)) {
 		if (git_repository_open_ext(&wt->repo, wt_path,
 					    GIT_REPOSITORY_OPEN_NO_SEARCH,
@@ -478,12 +470,8 @@ int tree_worktree_open(const char *repo_path, const char *wt_path,
 		 */
 		log_warn("tree", "%s: unusable worktree, creating it again",
 			 wt_path);
-		if (!access(wt_path, F_OK) &&
-		    nftw(wt_path, rm_one, 32, FTW_DEPTH | FTW_PHYS)) {
-			error("tree", "removing %s: %s", wt_path,
-			      strerror(errno));
+		if (fs_rm_rf(wt_path))
 			goto out;
-		}
 	}
 	/*
 	 * Worktree names are path components: keep [A-Za-z0-9._-] of the
@@ -597,12 +585,7 @@ static void pathlist_add(struct pathlist *pl, const char *prefix,
 {
 	struct strbuf sb = STRBUF_INIT;
 
-	if (pl->n + 1 >= pl->alloc) {
-		pl->alloc = pl->alloc ? 2 * pl->alloc : 16;
-		pl->v = realloc(pl->v, pl->alloc * sizeof(*pl->v));
-		if (!pl->v)
-			die("tree", "out of memory");
-	}
+	ALLOC_GROW(pl->v, pl->n + 2, pl->alloc);
 	strbuf_addf(&sb, "%s%s", prefix, name);
 	pl->v[pl->n++] = strbuf_detach(&sb, NULL);
 }

@@ -49,7 +49,9 @@
 #include <libvirt/virterror.h>
 #include <zlib.h>
 
+#include "alloc.h"
 #include "log.h"
+#include "now.h"
 #include "strbuf.h"
 #include "vm.h"
 
@@ -75,28 +77,6 @@ static pthread_once_t vm_once = PTHREAD_ONCE_INIT;
 static int vm_once_failed;
 static pthread_mutex_t vm_upload_lock = PTHREAD_MUTEX_INITIALIZER;
 
-const char *vm_arch_str(enum vm_arch arch)
-{
-	switch (arch) {
-	case VM_ARCH_X86_64:
-		return "x86_64";
-	case VM_ARCH_ARM64:
-		return "arm64";
-	}
-	return "unknown";
-}
-
-const char *vm_accel_str(enum vm_accel accel)
-{
-	switch (accel) {
-	case VM_ACCEL_KVM:
-		return "kvm";
-	case VM_ACCEL_TCG:
-		return "tcg";
-	}
-	return "unknown";
-}
-
 const char *vm_status_str(enum vm_status status)
 {
 	switch (status) {
@@ -116,28 +96,6 @@ const char *vm_status_str(enum vm_status status)
 		return "error";
 	}
 	return "unknown";
-}
-
-int vm_arch_parse(const char *s, enum vm_arch *out)
-{
-	if (!strcmp(s, "x86_64") || !strcmp(s, "amd64"))
-		*out = VM_ARCH_X86_64;
-	else if (!strcmp(s, "arm64") || !strcmp(s, "aarch64"))
-		*out = VM_ARCH_ARM64;
-	else
-		return error("vm", "%s: unknown arch (x86_64, arm64)", s);
-	return 0;
-}
-
-int vm_accel_parse(const char *s, enum vm_accel *out)
-{
-	if (!strcmp(s, "kvm"))
-		*out = VM_ACCEL_KVM;
-	else if (!strcmp(s, "tcg") || !strcmp(s, "qemu"))
-		*out = VM_ACCEL_TCG;
-	else
-		return error("vm", "%s: unknown accel (kvm, tcg)", s);
-	return 0;
 }
 
 static int prefix_valid(const char *p)
@@ -202,14 +160,6 @@ static void vm_setup(void)
 	pthread_detach(tid);
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /*
  * "qemu:///system" and "qemu+unix:///system" are this machine's socket;
  * anything with a host part or another transport (tcp, tls, ssh, libssh,
@@ -239,12 +189,8 @@ int vm_host_open(const char *uri, struct vm_host **out)
 	pthread_once(&vm_once, vm_setup);
 	if (vm_once_failed)
 		return error("vm", "libvirt: cannot start the event loop");
-	h = calloc(1, sizeof(*h));
-	if (!h)
-		die("vm", "out of memory");
-	h->uri = strdup(uri);
-	if (!h->uri)
-		die("vm", "out of memory");
+	h = xcalloc(1, sizeof(*h));
+	h->uri = xstrdup(uri);
 	h->remote = uri_is_remote(uri);
 	h->conn = virConnectOpen(uri);
 	if (!h->conn) {
@@ -384,17 +330,17 @@ static void domain_xml(struct strbuf *sb, const struct vm_boot_spec *spec,
 		       const char *name, const char *kernel,
 		       const char *initrd)
 {
-	int arm = spec->arch == VM_ARCH_ARM64;
+	const struct arch *a = spec->arch;
+	int tcg = spec->accel == ARCH_TCG;
 
-	strbuf_addf(sb, "<domain type='%s'%s>\n",
-		    spec->accel == VM_ACCEL_KVM ? "kvm" : "qemu",
+	strbuf_addf(sb, "<domain type='%s'%s>\n", tcg ? "qemu" : "kvm",
 		    spec->icount ? " xmlns:qemu='" QEMU_XMLNS "'" : "");
 	strbuf_addf(sb, "  <name>%s</name>\n", name);
 	strbuf_addf(sb, "  <memory unit='MiB'>%u</memory>\n",
 		    spec->memory_mib ? spec->memory_mib : 256);
 	strbuf_addf(sb, "  <vcpu>%u</vcpu>\n", spec->vcpus ? spec->vcpus : 1);
 	strbuf_addf(sb, "  <os>\n    <type arch='%s' machine='%s'>hvm</type>\n",
-		    arm ? "aarch64" : "x86_64", arm ? "virt" : "pc");
+		    a->machine, a->qemu_machine);
 	strbuf_addstr(sb, "    <kernel>");
 	xml_escape(sb, kernel);
 	strbuf_addstr(sb, "</kernel>\n");
@@ -403,43 +349,29 @@ static void domain_xml(struct strbuf *sb, const struct vm_boot_spec *spec,
 		xml_escape(sb, initrd);
 		strbuf_addstr(sb, "</initrd>\n");
 	}
-	/*
-	 * Under TCG the TSC is not trusted and the clock would tick in 4 ms
-	 * steps (DESIGN.md section 7); tsc=reliable keeps it fine-grained.
-	 */
-	/*
-	 * The PL011 driver registers its console only in the initcalls;
-	 * earlycon (the device tree's stdout-path) prints what comes
-	 * before, such as a panic early in kernel_init.
-	 */
-	strbuf_addf(sb, "    <cmdline>console=%s panic=-1%s",
-		    arm ? "ttyAMA0 earlycon" : "ttyS0",
-		    !arm && spec->accel == VM_ACCEL_TCG ? " tsc=reliable" : "");
+	/* The console and what each arch needs: arch.c says why. */
+	strbuf_addf(sb, "    <cmdline>console=%s panic=-1%s", a->console,
+		    tcg ? a->tcg_cmdline : "");
 	if (spec->cmdline && *spec->cmdline) {
 		strbuf_addch(sb, ' ');
 		xml_escape(sb, spec->cmdline);
 	}
 	strbuf_addstr(sb, "</cmdline>\n  </os>\n");
-	/*
-	 * Without <acpi/> libvirt starts an x86 guest with ACPI off: the
-	 * kernel then finds no HPET or PM timer, cannot calibrate the TSC
-	 * under TCG, keeps time in jiffies (every workload time reads 0) and
-	 * cannot power off.  arm64 boots from the device tree instead.
-	 */
-	if (!arm)
+	if (a->acpi)
 		strbuf_addstr(sb, "  <features><acpi/></features>\n");
-	if (spec->accel == VM_ACCEL_KVM)
+	if (!tcg)
 		strbuf_addstr(sb, "  <cpu mode='host-passthrough'/>\n");
-	else if (arm)
-		strbuf_addstr(sb, "  <cpu mode='custom' match='exact'>"
-			      "<model fallback='forbid'>max</model></cpu>\n");
+	else if (a->tcg_cpu)
+		strbuf_addf(sb, "  <cpu mode='custom' match='exact'>"
+			    "<model fallback='forbid'>%s</model></cpu>\n",
+			    a->tcg_cpu);
 	strbuf_addstr(sb,
 		"  <clock offset='utc'/>\n"
 		"  <on_poweroff>destroy</on_poweroff>\n"
 		"  <on_reboot>destroy</on_reboot>\n"
 		"  <on_crash>destroy</on_crash>\n"
 		"  <devices>\n");
-	if (!arm)
+	if (a->no_usb)
 		strbuf_addstr(sb, "    <controller type='usb' model='none'/>\n");
 	strbuf_addstr(sb,
 		"    <serial type='pty'><target port='0'/></serial>\n"
@@ -804,11 +736,16 @@ int vm_boot(struct vm_host *h, const struct vm_boot_spec *spec,
 	pthread_mutex_init(&c.lock, NULL);
 	pthread_cond_init(&c.cond, NULL);
 
-	if (!spec->kernel || !spec->console_log) {
-		result_error(res, "boot: kernel and console log are required");
+	if (!spec->kernel || !spec->console_log || !spec->arch) {
+		result_error(res, "boot: kernel, arch and console log are "
+			     "required");
 		goto out;
 	}
-	if (spec->icount && spec->accel != VM_ACCEL_TCG) {
+	if (spec->accel != ARCH_KVM && spec->accel != ARCH_TCG) {
+		result_error(res, "boot: the accel is kvm or tcg");
+		goto out;
+	}
+	if (spec->icount && spec->accel != ARCH_TCG) {
 		result_error(res, "boot: instruction time needs TCG");
 		goto out;
 	}

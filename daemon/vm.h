@@ -17,17 +17,8 @@
 
 #include <stddef.h>
 
+#include "arch.h"
 #include "guestlog.h"
-
-enum vm_arch {
-	VM_ARCH_X86_64,
-	VM_ARCH_ARM64,
-};
-
-enum vm_accel {
-	VM_ACCEL_KVM,		/* domain type "kvm" */
-	VM_ACCEL_TCG,		/* domain type "qemu": emulation */
-};
 
 enum vm_status {
 	VM_STATUS_OK,		/* the guest ended by itself, no panic/oops */
@@ -40,12 +31,7 @@ enum vm_status {
 	VM_STATUS_ERROR,	/* the domain could not be created or watched */
 };
 
-const char *vm_arch_str(enum vm_arch arch);
-const char *vm_accel_str(enum vm_accel accel);
 const char *vm_status_str(enum vm_status status);
-/* Parse "x86_64"/"amd64", "arm64"/"aarch64", "kvm", "tcg"/"qemu". */
-int vm_arch_parse(const char *s, enum vm_arch *out);
-int vm_accel_parse(const char *s, enum vm_accel *out);
 
 /*
  * Every kregress domain is named "<prefix><random hex>".  The prefix is
@@ -92,8 +78,8 @@ struct vm_boot_spec {
 	const char *kernel;	/* local path: bzImage, PVH vmlinux, Image */
 	const char *initrd;	/* local path, or NULL */
 	const char *cmdline;	/* appended after the console arguments */
-	enum vm_arch arch;
-	enum vm_accel accel;
+	const struct arch *arch;	/* its machine, console, ... */
+	enum arch_accel accel;	/* ARCH_KVM or ARCH_TCG */
 	unsigned int memory_mib;	/* 0 = 256 */
 	unsigned int vcpus;		/* 0 = 1 */
 	unsigned int timeout_s;		/* hard limit, 0 = 120 */

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "alloc.h"
 #include "atom.h"
 #include "config.h"
 #include "db.h"
@@ -22,7 +23,8 @@
 #include "fetch.h"
 #include "log.h"
 #include "mail.h"
-#include "pipeline.h"
+#include "jobq.h"
+#include "options.h"
 #include "series.h"
 #include "strbuf.h"
 #include "watch.h"
@@ -50,23 +52,15 @@ struct watch {
 
 int watch_new(const struct config *cfg, struct watch **out)
 {
-	struct watch *w = calloc(1, sizeof(*w));
+	struct watch *w = xcalloc(1, sizeof(*w));
 	struct strbuf err = STRBUF_INIT;
 	size_t i;
 
 	*out = NULL;
-	if (!w)
-		die("watch", "out of memory");
 	w->cfg = cfg;
-	w->lists = calloc(cfg->n_lists ? cfg->n_lists : 1, sizeof(*w->lists));
-	w->allow = calloc(cfg->n_url_allowlist + 1, sizeof(char *));
-	if (!w->lists || !w->allow)
-		die("watch", "out of memory");
-	for (i = 0; i < cfg->n_url_allowlist; i++)
-		w->allow[i] = cfg->url_allowlist[i];
-	w->lim.max_bytes = cfg->limits.max_mbox_bytes;
-	w->lim.max_messages = cfg->limits.max_messages > 0 ?
-			      (size_t)cfg->limits.max_messages : 0;
+	w->lists = xcalloc(cfg->n_lists ? cfg->n_lists : 1, sizeof(*w->lists));
+	w->allow = options_allowlist(cfg);
+	options_mail_limits(cfg, &w->lim);
 	for (i = 0; i < cfg->n_lists; i++) {
 		struct watch_list *l = &w->lists[i];
 
@@ -168,7 +162,8 @@ static int record(struct db *db, const struct watch_list *l,
 	if (db_begin(db))
 		goto out;
 	if (db_watch_series_add(db, &row, id) ||
-	    (queue && pipeline_start(db, *id, NULL)) || db_commit(db)) {
+	    (queue && jobq_enqueue(db, JOBQ_KIND_FIRST, *id, NULL, NULL)) ||
+	    db_commit(db)) {
 		db_rollback(db);
 		goto out;
 	}

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "log.h"
 #include "series.h"
 #include "strbuf.h"
@@ -24,9 +25,7 @@ int watch_filter_init(struct watch_filter *f, char *const *subject_res,
 
 	memset(f, 0, sizeof(*f));
 	if (n_subject) {
-		f->subject_res = calloc(n_subject, sizeof(regex_t));
-		if (!f->subject_res)
-			die("watch", "out of memory");
+		f->subject_res = xcalloc(n_subject, sizeof(regex_t));
 	}
 	for (i = 0; i < n_subject; i++) {
 		int rc = regcomp(&f->subject_res[i], subject_res[i],
@@ -44,14 +43,10 @@ int watch_filter_init(struct watch_filter *f, char *const *subject_res,
 		f->n_subject_res++;
 	}
 	if (n_path) {
-		f->path_globs = calloc(n_path, sizeof(char *));
-		if (!f->path_globs)
-			die("watch", "out of memory");
+		f->path_globs = xcalloc(n_path, sizeof(char *));
 	}
 	for (i = 0; i < n_path; i++) {
-		f->path_globs[i] = strdup(path_globs[i]);
-		if (!f->path_globs[i])
-			die("watch", "out of memory");
+		f->path_globs[i] = xstrdup(path_globs[i]);
 		f->n_path_globs++;
 	}
 	return 0;
@@ -189,9 +184,7 @@ void watch_seen_init(struct watch_seen *s, size_t max)
 {
 	memset(s, 0, sizeof(*s));
 	s->max = max ? max : 1;
-	s->ring = calloc(s->max, sizeof(char *));
-	if (!s->ring)
-		die("watch", "out of memory");
+	s->ring = xcalloc(s->max, sizeof(char *));
 }
 
 void watch_seen_release(struct watch_seen *s)
@@ -219,9 +212,7 @@ int watch_seen_add(struct watch_seen *s, const char *key)
 	if (watch_seen_has(s, key))
 		return 1;
 	free(s->ring[s->next]);
-	s->ring[s->next] = strdup(key);
-	if (!s->ring[s->next])
-		die("watch", "out of memory");
+	s->ring[s->next] = xstrdup(key);
 	s->next = (s->next + 1) % s->max;
 	if (s->nr < s->max)
 		s->nr++;

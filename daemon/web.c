@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "http.h"
 #include "log.h"
 #include "sha256.h"
@@ -118,9 +119,7 @@ static int file_load(struct web_file *f, const char *dir, const char *name)
 {
 	char path[PATH_MAX];
 
-	f->name = strdup(name);
-	if (!f->name)
-		die("web", "out of memory");
+	f->name = xstrdup(name);
 	f->ctype = type_of(name);
 	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >=
 	    (int)sizeof(path))
@@ -153,9 +152,7 @@ int web_new(const char *dir, struct web **out)
 	DIR *d = NULL;
 	int ret = -1;
 
-	w = calloc(1, sizeof(*w));
-	if (!w)
-		die("web", "out of memory");
+	w = xcalloc(1, sizeof(*w));
 	if (file_load(&w->index, dir, "index.html"))
 		goto out;
 	snprintf(assets, sizeof(assets), "%s/assets", dir);
@@ -243,10 +240,7 @@ static void file_reply(struct http_request *req, const struct web_file *f)
 	int gz = f->gz && accepts_gzip(req);
 	const char *src = gz ? f->gz : f->body;
 	size_t len = gz ? f->gzlen : f->len;
-	char *copy = malloc(len ? len : 1);
-
-	if (!copy)
-		die("web", "out of memory");
+	char *copy = xmalloc(len ? len : 1);
 	memcpy(copy, src, len);
 	http_add_header(req, "X-Content-Type-Options", "nosniff");
 	if (f->gz)

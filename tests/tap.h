@@ -101,4 +101,19 @@ static inline int done_testing(void)
 	return tap_failed ? 1 : 0;
 }
 
+/* The longest line of text, in bytes (the mail tests' 78 columns). */
+static inline size_t widest_line(const char *text)
+{
+	size_t max = 0;
+
+	while (*text) {
+		size_t n = strcspn(text, "\n");
+
+		if (n > max)
+			max = n;
+		text += n + (text[n] == '\n');
+	}
+	return max;
+}
+
 #endif

@@ -13,8 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <time.h>
 
 #include <jansson.h>
 
@@ -22,6 +20,7 @@
 #include "db_series.h"
 #include "jobq.h"
 #include "log.h"
+#include "now.h"
 #include "pipeline.h"
 #include "stage_analyze.h"
 #include "strbuf.h"
@@ -30,23 +29,6 @@
 #define METRICS		100
 #define ITERATIONS	10
 #define RUNS		5
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static double cpu_s(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
-	       ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
-}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -127,30 +109,30 @@ int main(void)
 		struct pipeline_outcome out = { STRBUF_INIT, NULL };
 
 		t = now_s();
-		c = cpu_s();
+		c = now_cpu_s();
 		if (stage_analyze(&ctx, &job, &out) != PIPELINE_OK) {
 			fprintf(stderr, "analyze failed: %s\n", out.reason.buf);
 			strbuf_release(&out.reason);
 			goto out;
 		}
 		wall[0][k] = now_s() - t;
-		cpu[0][k] = cpu_s() - c;
+		cpu[0][k] = now_cpu_s() - c;
 		strbuf_release(&out.reason);
 
 		t = now_s();
-		c = cpu_s();
+		c = now_cpu_s();
 		if (db_series_get(ctx.db, 1, &doc) || !doc)
 			goto out;
 		wall[1][k] = now_s() - t;
-		cpu[1][k] = cpu_s() - c;
+		cpu[1][k] = now_cpu_s() - c;
 		json_decref(doc);
 
 		t = now_s();
-		c = cpu_s();
+		c = now_cpu_s();
 		if (db_series_samples(ctx.db, 1, &f, &doc, &next) || !doc)
 			goto out;
 		wall[2][k] = now_s() - t;
-		cpu[2][k] = cpu_s() - c;
+		cpu[2][k] = now_cpu_s() - c;
 		json_decref(doc);
 	}
 	report("analyze stage (read, reduce, compare, store)", wall[0],

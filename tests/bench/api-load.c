@@ -28,15 +28,8 @@
 
 #include "db.h"
 #include "log.h"
+#include "now.h"
 #include "strbuf.h"
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* CPU seconds (user + system) process pid has used, from /proc. */
 static double cpu_s(pid_t pid)

@@ -15,23 +15,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "apply.h"
+#include "now.h"
 #include "strbuf.h"
 #include "tree.h"
 
 #define N_PATCHES	20
 #define ROUNDS		5
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static char *run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static char *run(const char *fmt, ...)
@@ -120,14 +112,14 @@ int main(void)
 	if (apply_repo_open(tree, &r) < 0)
 		return 1;
 	for (k = 0; k < ROUNDS; k++) {
-		t0 = now();
+		t0 = now_s();
 		if (apply_series(r, base, p, N_PATCHES, NULL, &res) < 0 ||
 		    res.status != APPLY_OK) {
 			fprintf(stderr, "apply-bench: series did not apply: "
 				"%s\n", res.reason ? res.reason : "error");
 			return 1;
 		}
-		t[k] = now() - t0;
+		t[k] = now_s() - t0;
 		apply_result_release(&res);
 	}
 	qsort(t, ROUNDS, sizeof(*t), cmp_double);
@@ -141,11 +133,11 @@ int main(void)
 	one = run("git -C %s rev-parse %s~%d", tree, tip, N_PATCHES - 1);
 	chomp(one);
 	snprintf(wtpath, sizeof(wtpath), "%s-wt-bench", tree);
-	t0 = now();
+	t0 = now_s();
 	if (tree_worktree_open(tree, wtpath, base, &wt) < 0)
 		return 1;
 	printf("worktree open (first run: full checkout of 78k files): "
-	       "%.1f s\n", now() - t0);
+	       "%.1f s\n", now_s() - t0);
 	if (tree_worktree_switch(wt, base, NULL) < 0)
 		return 1;
 	snprintf(unchanged, sizeof(unchanged), "%s/mm/Kconfig", wtpath);
@@ -161,10 +153,10 @@ int main(void)
 	for (k = 0; k < 2 * ROUNDS; k++) {
 		long long before = mtime_ns(changed);
 
-		t0 = now();
+		t0 = now_s();
 		if (tree_worktree_switch(wt, k % 2 ? base : one, &n) < 0)
 			return 1;
-		sw[k] = now() - t0;
+		sw[k] = now_s() - t0;
 		if (n != 1 || mtime_ns(changed) == before)
 			kept = 0;
 	}

@@ -10,32 +10,13 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/resource.h>
-#include <time.h>
 
 #include "db.h"
 #include "jobq.h"
 #include "log.h"
+#include "now.h"
 
 #define HISTORY 100000
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* CPU seconds (user + system) this process has used. */
-static double cpu_s(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
-	       ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
-}
 
 static void print_load(void)
 {
@@ -81,7 +62,7 @@ int main(int argc, char **argv)
 	       n, t1 - t0, n / (t1 - t0));
 
 	t0 = now_s();
-	c0 = cpu_s();
+	c0 = now_cpu_s();
 	while (jobq_claim(db, "bench", 60, &j) == 1) {
 		if (jobq_finish(db, j.id, "bench"))
 			goto out;
@@ -89,7 +70,7 @@ int main(int argc, char **argv)
 		done++;
 	}
 	t1 = now_s();
-	c1 = cpu_s();
+	c1 = now_cpu_s();
 	if (done != n) {
 		fprintf(stderr, "jobq-rate: %d of %d jobs done\n", done, n);
 		goto out;
@@ -104,7 +85,7 @@ int main(int argc, char **argv)
 		goto out;
 	done = 0;
 	t0 = now_s();
-	c0 = cpu_s();
+	c0 = now_cpu_s();
 	while (done < n && jobq_claim(db, "bench", 60, &j) == 1) {
 		if (db_begin(db) || jobq_finish(db, j.id, "bench") ||
 		    jobq_enqueue(db, "apply", 0, NULL, NULL) ||
@@ -114,7 +95,7 @@ int main(int argc, char **argv)
 		done++;
 	}
 	t1 = now_s();
-	c1 = cpu_s();
+	c1 = now_cpu_s();
 	printf("jobq-rate: claim+finish+enqueue-next: %d jobs in %.3f s = "
 	       "%.0f jobs/s (%d jobs in the table); %.0f jobs per "
 	       "CPU-second\n", done, t1 - t0, done / (t1 - t0),

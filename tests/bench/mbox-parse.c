@@ -15,26 +15,8 @@
 #include <unistd.h>
 
 #include "mail.h"
+#include "now.h"
 #include "series.h"
-
-static double clock_s(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static double now(void)
-{
-	return clock_s(CLOCK_MONOTONIC);
-}
-
-/* CPU time of this process: on a loaded machine, wall time is not ours */
-static double cpu(void)
-{
-	return clock_s(CLOCK_PROCESS_CPUTIME_ID);
-}
 
 static void generate(FILE *f, int n)
 {
@@ -128,26 +110,26 @@ int main(int argc, char **argv)
 
 	/* streaming: each message freed at once (the watcher's way) */
 	rewind(f);
-	t0 = now();
-	c0 = cpu();
+	t0 = now_s();
+	c0 = now_cpu_s();
 	if (mail_read(f, "bench", &lim, count_cb, &streamed))
 		return 1;
-	t1 = now();
-	c1 = cpu();
+	t1 = now_s();
+	c1 = now_cpu_s();
 
 	/* collecting everything, then grouping (series parse's way) */
 	rewind(f);
 	mail_box_init(&box);
-	t2 = now();
-	c2 = cpu();
+	t2 = now_s();
+	c2 = now_cpu_s();
 	if (mail_box_read(&box, f, "bench", &lim))
 		return 1;
-	t3 = now();
-	c3 = cpu();
+	t3 = now_s();
+	c3 = now_cpu_s();
 	if (series_build(&box, &s))
 		return 1;
-	t4 = now();
-	c4 = cpu();
+	t4 = now_s();
+	c4 = now_cpu_s();
 	getrusage(RUSAGE_SELF, &ru);
 
 	printf("mbox-parse: %d messages, %.1f MB mbox\n", n, size / 1e6);

@@ -1,6 +1,7 @@
 #!/bin/bash
 # t-daemon.sh - the real kregressd on a temporary state directory: config
-# checking, a job failing honestly, kill -9 in the middle of a lease and
+# checking, a job running to its end and one failing honestly, kill -9 in
+# the middle of a lease and
 # the restart that recovers it, SIGTERM giving a lease back, SIGHUP, and a
 # database from the future.  Jobs and series are put in with the sqlite3
 # CLI, as another process would.
@@ -11,12 +12,13 @@ kd=$build/kregressd
 . "$src/tests/lib/tap.sh"
 . "$src/tests/lib/daemon.sh"
 
-# report is a stage not implemented yet: its job fails honestly.
-new_series() {	# prints the id of a new series with a queued run job
+# A series without results: its report job finds nothing to tell anyone
+# and the series is done.  (KIND, default report, is the job's kind.)
+new_series() {	# new_series NAME [KIND]: prints the id of a new series
 	sql "INSERT INTO series (subject, created_at, updated_at)
 	   VALUES ('[PATCH] mm: $1', strftime('%s'), strftime('%s'));
 	   INSERT INTO job (kind, series_id, created_at, updated_at)
-	   VALUES ('report', last_insert_rowid(), strftime('%s'),
+	   VALUES ('${2:-report}', last_insert_rowid(), strftime('%s'),
 		   strftime('%s'));
 	   SELECT max(id) FROM series;"
 }
@@ -63,7 +65,7 @@ is $? 2 "missing file: exit status 2"
 "$kd" -x >/dev/null 2>&1
 is $? 2 "unknown option: exit status 2"
 
-# --- a job that cannot succeed yet fails honestly -------------------------
+# --- a job runs to its end, a job that cannot run fails honestly ----------
 # The daemon serves the API too: on a free port, not on the default 8080.
 cat >"$tmp/config.json" <<JSON
 { "state_dir": "state", "limits": { "workers": 2 },
@@ -76,14 +78,22 @@ grep -q "released 0 stale leases" "$daemon_log"
 ok $? "start-up logs the stale leases it released"
 
 s1=$(new_series one)
-wait_sql 10 "SELECT status FROM series WHERE id = $s1" failed
-is "$(sql "SELECT status || '|' || status_reason FROM series WHERE id = $s1")" \
-	"failed|report: not implemented yet" "series failed with its reason"
+wait_sql 10 "SELECT status FROM series WHERE id = $s1" done
+is "$(sql "SELECT status || '|' || ifnull(status_reason, '') FROM series
+	 WHERE id = $s1")" "done|" "the report job ran: series done"
+is "$(sql "SELECT state || '|' || ifnull(last_error, '') || '|' || attempts
+	 FROM job WHERE series_id = $s1")" "done||1" "job done at once"
+grep -q "report: series $s1: nothing to report (reporting)" "$daemon_log" &&
+	grep -q "pipeline: job [0-9]*: report of series $s1 done" "$daemon_log"
+ok $? "log lines as module: subject: message"
+s0=$(new_series zero frobnicate)
+wait_sql 10 "SELECT status FROM series WHERE id = $s0" failed
+is "$(sql "SELECT status || '|' || status_reason FROM series WHERE id = $s0")" \
+	"failed|frobnicate: unknown job kind" \
+	"an unknown job fails its series with the reason"
 is "$(sql "SELECT state || '|' || last_error || '|' || attempts FROM job
-	 WHERE series_id = $s1")" "failed|not implemented yet|1" \
-	"job failed permanently with \"not implemented yet\""
-grep -q "pipeline: job [0-9]*: report of series $s1 failed: not implemented yet" "$daemon_log"
-ok $? "log line as module: subject: message"
+	 WHERE series_id = $s0")" "failed|unknown job kind|1" \
+	"the job failed permanently, not retried"
 
 # SIGHUP: reload, and a broken file is refused without stopping.
 kill -HUP "$daemon_pid"
@@ -113,18 +123,18 @@ is "$(sql "SELECT state FROM job WHERE series_id = $s2")" running \
 	"after kill -9 the lease is still held by the dead daemon"
 
 daemon_start
-wait_sql 10 "SELECT status FROM series WHERE id = $s2" failed
+wait_sql 10 "SELECT status FROM series WHERE id = $s2" done
 grep -q "released 1 stale lease," "$daemon_log"
 ok $? "restart releases the dead daemon's lease"
-is "$(sql "SELECT state || '|' || attempts || '|' || last_error FROM job
-	 WHERE series_id = $s2")" "failed|2|not implemented yet" \
-	"the job ran again (attempt 2)"
-is "$(sql "SELECT status_reason FROM series WHERE id = $s2")" \
-	"report: not implemented yet" "series reached its end"
+is "$(sql "SELECT state || '|' || attempts FROM job WHERE series_id = $s2")" \
+	"done|2" "the job ran again (attempt 2)"
+is "$(sql "SELECT status || '|' || ifnull(status_reason, '') FROM series
+	 WHERE id = $s2")" \
+	"done|" "series reached its end"
 is "$(sql "SELECT count(*) FROM job WHERE series_id = $s2")" 1 \
 	"no job duplicated"
 is "$(sql "SELECT count(*) || ' ' || (SELECT count(*) FROM job) FROM series")" \
-	"2 2" "no series or job lost or duplicated"
+	"3 3" "no series or job lost or duplicated"
 daemon_stop TERM
 
 # --- SIGTERM gives a held lease back --------------------------------------
@@ -140,7 +150,7 @@ is "$(sql "SELECT state || '|' || attempts || '|' || ifnull(lease_owner, '-')
 	 FROM job WHERE series_id = $s3")" "queued|0|-" \
 	"lease released, attempt not counted"
 daemon_start
-wait_sql 10 "SELECT status FROM series WHERE id = $s3" failed
+wait_sql 10 "SELECT status FROM series WHERE id = $s3" done
 is "$(sql "SELECT attempts FROM job WHERE series_id = $s3")" 1 \
 	"job runs after the restart"
 daemon_stop TERM
@@ -153,9 +163,9 @@ e1=$(sql "SELECT lease_expires FROM job WHERE series_id = $s4")
 sleep 3
 e2=$(sql "SELECT lease_expires FROM job WHERE series_id = $s4")
 ok $([ "$e2" -gt "$e1" ]; echo $?) "heartbeat extended the lease ($e1 -> $e2)"
-wait_sql 15 "SELECT status FROM series WHERE id = $s4" failed
+wait_sql 15 "SELECT status FROM series WHERE id = $s4" done
 is "$(sql "SELECT state || '|' || attempts FROM job WHERE series_id = $s4")" \
-	"failed|1" "job ran once, past its 3 s lease, never re-claimed"
+	"done|1" "job ran once, past its 3 s lease, never re-claimed"
 daemon_stop TERM
 
 # --- a database from a newer kregress is refused --------------------------

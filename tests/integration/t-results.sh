@@ -7,8 +7,8 @@
 # Series 1: an x86_64 run, 8 boots per side, thp-fault/pass 20% slower
 # on the patched kernel, memset-order/fill unchanged (two params), plus an
 # interrupted run that must not be used.  Series 2: every patched boot
-# panicked.  No report stage exists yet, so an analysed series ends
-# "failed" with "report: not implemented yet", after "analyzed".
+# panicked.  An analysed series then goes through the report stage (on
+# the default policy, an .eml file in the outbox) and ends "done".
 set -u
 
 B=${KREGRESS_BUILD:?}
@@ -112,6 +112,15 @@ wait_sql 30 "SELECT count(*) FROM job WHERE kind = 'analyze' AND
 test "$(sql "SELECT state FROM job WHERE kind = 'analyze' ORDER BY id")" = \
 	"$(printf 'done\nfailed')"
 ok $? "the daemon ran both analyze jobs (series 1 done, series 2 failed)"
+for _ in $(seq 150); do
+	[ "$(sql "SELECT count(*) FROM job WHERE state IN ('queued',
+		'running')")" = 0 ] && break
+	sleep 0.2
+done
+test "$(sql "SELECT status || ' ' || (SELECT group_concat(kind || ' ' ||
+	status) FROM notification WHERE series_id = 1) FROM series WHERE
+	id = 1")" = "done regression written"
+ok $? "series 1 reported: its regression mail written to the outbox, done"
 
 kr() {
 	"$B/kregress" "$@" --server "$SRV" >"$tmp/out" 2>"$tmp/err"

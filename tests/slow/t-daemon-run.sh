@@ -6,8 +6,10 @@
 # The daemon is killed with SIGKILL while a guest is running: the
 # interrupted run and boot are kept and marked, the run stage starts
 # again, and a domain left over from the dead daemon is destroyed when the
-# next one starts.  A patch that makes the kernel panic at boot ends
-# boot-failed with the panic in the reason.
+# next one starts.  Its report (2 boots a side decide nothing:
+# inconclusive) is written to the outbox.  A patch that makes the kernel
+# panic at boot ends boot-failed with the panic in the reason, and in
+# its report.
 . "$KREGRESS_SRC/tests/lib/tap.sh"
 . "$KREGRESS_SRC/tests/lib/daemon.sh"
 . "$KREGRESS_SRC/tests/lib/build-lib.sh"
@@ -29,7 +31,7 @@ build_user_setup
 tree=$(linux_tree) || skip_all "no linux-source-6.1 tree or tarball"
 base=$(git -C "$tree" rev-parse HEAD)
 
-plan 23
+plan 25
 
 domains() {	# the test's running domains, one per line
 	virsh -c qemu:///system list --name 2>/dev/null |
@@ -138,9 +140,11 @@ ok $? "at start-up the leftover domain is destroyed"
 test -z "$(domains | grep -x -e "$dom" -e "${KREGRESS_VM_PREFIX}leftover")"
 ok $? "neither the leftover nor the killed boot's guest is left"
 st=$(wait_status "$id" 1200)
-is "$st|$(sql "SELECT status_reason FROM series WHERE id = $id")" \
-	"failed|report: not implemented yet" \
-	"the series went through run and analyze (report is not written yet)"
+is "$st|$(sql "SELECT ifnull(status_reason, '') FROM series WHERE id = $id")" \
+	"done|" "the series went through run, analyze and report"
+is "$(sql "SELECT kind || ' ' || transport || ' ' || status FROM notification
+	WHERE series_id = $id")" "inconclusive outbox written" \
+	"its report: inconclusive (2 boots a side), written to the outbox"
 # Per arch in order of id: after the restart either arch may run first.
 is "$(sql "SELECT group_concat(arch || ':' || status, ' ') FROM
 	(SELECT arch, status FROM run WHERE series_id = $id ORDER BY arch, id)")" \
@@ -187,6 +191,12 @@ ok $? "a patch that panics at boot: boot-failed ($reason)"
 is "$(sql "SELECT group_concat(DISTINCT status) FROM boot
 	WHERE series_id = ${id2:-0} AND side = 'patched'")" panic \
 	"its patched boots are recorded as panics"
+wait_sql 60 "SELECT status FROM notification WHERE series_id = ${id2:-0}
+	AND kind = 'boot-failed'" written
+eml=$(sql "SELECT path FROM notification WHERE series_id = ${id2:-0}")
+grep -q '^Subject: \[kregress boot-failed\] Re: \[PATCH\] init: panic at boot$' "$eml" &&
+	grep -q 'Kernel panic - not syncing: kregress test: this patch' "$eml"
+ok $? "its report: boot-failed with the panic line ($eml)"
 
 daemon_stop TERM
 is $? 0 "SIGTERM: the daemon exits cleanly"

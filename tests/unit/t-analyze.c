@@ -1,8 +1,9 @@
 /*
  * t-analyze.c - analyze.c on its own: per-boot medians (odd and even
  * counts), grouping by params, the order and consistency rules, the caps
- * on names, params and iterations, and the p-value adjustment across
- * several runs' metrics.
+ * on names, params and iterations, the p-value adjustment across
+ * several runs' metrics, the runner's last look taken again by the
+ * analysis, and the correction for the metrics that decide a run.
  */
 #include <math.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 
 #include "analyze.h"
 #include "calib.h"
+#include "sample.h"
 #include "strbuf.h"
 #include "tap.h"
 
@@ -18,8 +20,152 @@ static int add(struct analyze_set *s, const char *metric, const char *params,
 	       struct strbuf *err)
 {
 	strbuf_reset(err);
-	return analyze_add(s, "w", metric, params, "ns", "lower", side, boot,
-			   v, err);
+	return analyze_add(s, "w", metric, params, "ns", "lower", 0, side,
+			   boot, v, err);
+}
+
+/* Boot b's value of metric k on side: "a" a clear regression, "b" not. */
+static double value(int k, int side, int b)
+{
+	if (!k)
+		return (side ? 120 : 100) + (b * 37 % 11) * 0.1;
+	return 50 + (b * (side ? 53 : 29) % 13) * 0.1;
+}
+
+/*
+ * The runner looks after each round of two boots a side at the set it
+ * fills boot by boot; the analysis streams the same values in from the
+ * database and takes the run's last look again: same verdicts, same p,
+ * at the same alpha.
+ */
+static void test_final_is_last_look(void)
+{
+	static const char *const names[] = { "a", "b" };
+	struct analyze_set run, stored;
+	struct strbuf err = STRBUF_INIT;
+	struct stats_seq seq;
+	struct stats_opts o;
+	struct sample smp[2];
+	enum analyze_next next = ANALYZE_MORE;
+	size_t looks[10], nlooks = 0, n = 0, i;
+	int b, k, side, same = 1, r = 0;
+
+	stats_opts_init(&o);
+	o.bootstrap = 0;
+	analyze_set_init(&run);
+	analyze_set_init(&stored);
+	stats_seq_init(&seq, 0.05, 20);
+	memset(smp, 0, sizeof(smp));
+	for (k = 0; k < 2; k++) {
+		smp[k].workload = "w";
+		smp[k].metric = (char *)names[k];
+		smp[k].params = "{}";
+		smp[k].unit = "ns";
+		smp[k].primary = !k;
+	}
+	while (next == ANALYZE_MORE && n < 20) {
+		for (b = (int)n; b < (int)n + 2; b++)
+			for (side = 0; side < 2; side++) {
+				for (k = 0; k < 2; k++)
+					smp[k].value = value(k, side, b);
+				r |= analyze_add_boot(&run, side, 2 * b + side,
+						      smp, 2, &err) != 2;
+			}
+		n += 2;
+		r |= analyze_set_look(&run, &seq, n, &o, &next);
+		looks[nlooks++] = n;
+	}
+	is_int(r, 0, "the runner's boots added and looked at");
+	ok(next == ANALYZE_DECIDED && nlooks > 1, "decided by the primary "
+	   "metric at look %zu of %zu boots a side", nlooks, n);
+	for (k = 0; k < 2; k++)
+		for (b = 0; b < 2 * (int)n; b++)
+			r |= analyze_add(&stored, "w", names[k], "{}", "ns",
+					 "lower", !k, b % 2, b,
+					 value(k, b % 2, b / 2), &err);
+	analyze_set_finish(&stored);
+	is_int(analyze_set_final(&stored, &o, 0.05, 20, looks, nlooks), 0,
+	       "the stored boots compared");
+	for (i = 0; i < run.n && i < stored.n; i++)
+		same &= run.m[i].r.verdict == stored.m[i].r.verdict &&
+			run.m[i].r.p == stored.m[i].r.p &&
+			run.m[i].r.alpha == stored.m[i].r.alpha &&
+			run.m[i].primary == stored.m[i].primary;
+	ok(same && run.n == 2 && stored.n == 2, "the stored verdicts are the "
+	   "ones the run stopped on");
+	ok(stored.m[0].r.alpha < 0.05, "tested at the last look's alpha "
+	   "(%.4f), not the overall one", stored.m[0].r.alpha);
+	is_str(stats_verdict_str(stored.m[0].r.verdict), "regression",
+	       "the primary metric's verdict");
+	analyze_set_release(&run);
+	analyze_set_release(&stored);
+	strbuf_release(&err);
+}
+
+/*
+ * nprimary of 13 metrics primary plus one that is not, each with the
+ * two sides apart over n boots a side, looked at once in a design of 20.
+ */
+static enum analyze_next separated(struct analyze_set *s, size_t nprimary,
+				   size_t n)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct stats_seq seq;
+	struct stats_opts o;
+	enum analyze_next next = ANALYZE_MORE;
+	char m[8];
+	size_t k, b;
+	int r = 0;
+
+	stats_opts_init(&o);
+	o.bootstrap = 0;
+	stats_seq_init(&seq, 0.05, 20);
+	analyze_set_init(s);
+	for (k = 0; k < 14; k++) {
+		snprintf(m, sizeof(m), "m%02zu", k);
+		for (b = 0; b < 2 * n; b++)
+			r |= analyze_add(s, "w", m, "{}", "ns", "lower",
+					 k < nprimary, b % 2, b,
+					 100 + 50 * (b % 2) + b, &err);
+	}
+	analyze_set_finish(s);
+	r |= analyze_set_look(s, &seq, n, &o, &next);
+	is_int(r, 0, "%zu primary metrics, %zu boots a side: looked at",
+	       nprimary, n);
+	strbuf_release(&err);
+	return next;
+}
+
+/*
+ * The run stops on a change only when Holm over its primary metrics can
+ * confirm it: at 6 boots a side the smallest p (2/924) is below the
+ * look's alpha (0.021) for one metric alone, not for 13 of them.
+ */
+static void test_decided_after_holm(void)
+{
+	struct analyze_set s;
+	enum analyze_next next;
+
+	is_int(separated(&s, 1, 6), ANALYZE_DECIDED, "1 primary metric "
+	       "apart at 6 boots a side: decided");
+	analyze_set_release(&s);
+	next = separated(&s, 13, 6);
+	is_int(next, ANALYZE_MORE, "13 of them: p %.4f at "
+	       "alpha %.4f is significant alone, not after Holm: go on",
+	       s.m[0].r.p, s.m[0].r.alpha);
+	is_str(stats_verdict_str(s.m[0].r.verdict), "regression", "(the "
+	       "metric's own verdict)");
+	analyze_set_release(&s);
+	is_int(separated(&s, 13, 8), ANALYZE_DECIDED, "13 of them at 8 "
+	       "boots a side: decided");
+	analyze_adjust(&s, 1, ANALYZE_FDR_NONE);
+	ok(s.m[0].p_holm < s.m[0].r.alpha, "and Holm confirms it: %.4f "
+	   "below %.4f", s.m[0].p_holm, s.m[0].r.alpha);
+	is_double(s.m[0].p_holm, 13 * s.m[0].r.p, 1e-15, "Holm over the 13 "
+		  "primary metrics");
+	is_double(s.m[13].p_holm, 14 * s.m[13].r.p, 1e-15, "the other metric: "
+		  "Holm over all 14 of the run");
+	analyze_set_release(&s);
 }
 
 /*
@@ -94,10 +240,11 @@ int main(void)
 	       "a metric seen before and left: refused");
 	is_str(err.buf, "w/m: samples not grouped by metric", "why");
 	strbuf_reset(&err);
-	is_int(analyze_add(&s, "w", "m2", "{}", "ns", "lower", ANALYZE_BASE,
-			   1, 1, &err), 0, "a new metric");
-	is_int(analyze_add(&s, "w", "m2", "{}", "ms", "lower", ANALYZE_BASE,
-			   2, 1, &err), -1, "the same metric in another unit");
+	is_int(analyze_add(&s, "w", "m2", "{}", "ns", "lower", 0,
+			   ANALYZE_BASE, 1, 1, &err), 0, "a new metric");
+	is_int(analyze_add(&s, "w", "m2", "{}", "ms", "lower", 0,
+			   ANALYZE_BASE, 2, 1, &err), -1,
+	       "the same metric in another unit");
 	is_str(err.buf, "w/m2: boot 2: unit 'ms' or direction 'lower' differs "
 	       "from 'ns', 'lower' of the first sample", "why");
 	is_int(add(&s, "m2", "{}", ANALYZE_BASE, 5, 1, &err), 0, "boot 5");
@@ -114,8 +261,8 @@ int main(void)
 	is_int(add(&s, big, "{}", ANALYZE_BASE, 1, 1, &err), -1,
 	       "a metric name over the cap");
 	strbuf_reset(&err);
-	is_int(analyze_add(&s, "w", "m4", "{}", "ns", "up", ANALYZE_BASE, 1,
-			   1, &err), -1, "an unknown direction");
+	is_int(analyze_add(&s, "w", "m4", "{}", "ns", "up", 0, ANALYZE_BASE,
+			   1, 1, &err), -1, "an unknown direction");
 	for (i = 0; i <= ANALYZE_MAX_ITERATIONS && !r; i++)
 		r = add(&s, "m5", "{}", ANALYZE_BASE, 1, i, &err);
 	is_int(i, ANALYZE_MAX_ITERATIONS + 1, "iterations up to the cap");
@@ -146,8 +293,9 @@ int main(void)
 	}
 	ok(isnan(sets[1].m[1].r.p), "2 boots a side: no p");
 	analyze_adjust(sets, 2, ANALYZE_FDR_HOLM);
-	is_double(sets[0].m[0].p_holm, 3 * sets[0].m[0].r.p, 1e-15,
-		  "Holm over the 3 p-values of both runs");
+	is_double(sets[0].m[0].p_holm, 2 * sets[0].m[0].r.p, 1e-15,
+		  "Holm within a run: over its 2 p-values, not the other "
+		  "run's");
 	is_double(sets[0].m[0].p_adjusted, sets[0].m[0].p_holm, 0,
 		  "fdr_method holm: p_adjusted is Holm's");
 	ok(isnan(sets[1].m[1].p_holm) && isnan(sets[1].m[1].p_adjusted),
@@ -164,5 +312,7 @@ int main(void)
 		analyze_set_release(&sets[i]);
 	calibrated(&err);
 	strbuf_release(&err);
+	test_final_is_last_look();
+	test_decided_after_holm();
 	return done_testing();
 }

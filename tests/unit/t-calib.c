@@ -33,14 +33,14 @@ static void make(struct calib_data *d, size_t n, double cv, double offset,
 		 uint64_t seed)
 {
 	struct schedule_rng r;
-	enum schedule_side *order = calloc(n + 2, sizeof(*order));
+	enum analyze_side *order = calloc(n + 2, sizeof(*order));
 	size_t i, b;
 
 	calib_data_init(d);
 	schedule_rng_init(&r, seed);
 	schedule_abba(&r, (n + 1) / 2, order);
 	for (i = 0; i < n; i++) {
-		double f = order[i] == SCHEDULE_PATCHED ? 1 + offset : 1;
+		double f = order[i] == ANALYZE_PATCHED ? 1 + offset : 1;
 
 		calib_data_new_boot(d, (unsigned int)i, order[i], 1000, &b);
 		calib_data_set(d, b, "w", "p", "{}", "ns",
@@ -81,17 +81,17 @@ static void test_add_boot(void)
 		s[i].value = v[i];
 	}
 	calib_data_init(&d);
-	is_int(calib_data_add_boot(&d, 4, SCHEDULE_PATCHED, 1200, s, 5), 0,
+	is_int(calib_data_add_boot(&d, 4, ANALYZE_PATCHED, 1200, s, 5), 0,
 	       "a boot of five records added");
 	is_int(d.nm, 2, "two metrics");
 	is_str(d.m[0].key, "w a {}", "keyed as sample_key() keys samples");
 	is_double(d.b[0].v[0], 3, 0, "a's iterations: the median, 3");
 	is_double(d.b[0].v[1], 7.5, 0, "b's two: their mean, 7.5");
 	ok(d.m[0].primary && !d.m[1].primary, "primary as the records say");
-	is_int(calib_data_add_boot(&d, 5, SCHEDULE_BASE, 1100, s, 3), 0,
+	is_int(calib_data_add_boot(&d, 5, ANALYZE_BASE, 1100, s, 3), 0,
 	       "a boot without b");
 	ok(isnan(d.b[1].v[1]), "its b is missing, not 0");
-	ok(d.b[1].side == SCHEDULE_BASE && d.b[1].seq == 5 &&
+	ok(d.b[1].side == ANALYZE_BASE && d.b[1].seq == 5 &&
 	   d.b[0].ms == 1200, "order, side and wall time kept");
 	calib_data_release(&d);
 }

@@ -13,6 +13,9 @@
 #include "strbuf.h"
 #include "tap.h"
 
+#define X86	arch_find("x86_64")
+#define ARM	arch_find("arm64")
+
 static struct config *good(const char *json, const char *what)
 {
 	struct strbuf err = STRBUF_INIT;
@@ -61,24 +64,23 @@ static void test_example(void)
 	is_str(cfg->trees[0].lists[0], "linux-mm", "tree's list");
 	ok(!cfg->trees[0].refresh_remote, "the imported tree has no remote");
 	is_int(cfg->trees[0].refresh_interval_s, 0, "so it is never refreshed");
-	ok(cfg->has_arch[CONFIG_ARCH_X86_64] &&
-	   cfg->has_arch[CONFIG_ARCH_ARM64],
+	ok(config_arch_get(cfg, X86) && config_arch_get(cfg, ARM),
 	   "both arches");
-	is_str(cfg->arches[CONFIG_ARCH_ARM64].cross_compile,
+	is_str(cfg->arches[arch_index(ARM)].cross_compile,
 	       "aarch64-linux-gnu-", "arm64 cross prefix");
-	is_int(cfg->arches[CONFIG_ARCH_X86_64].n_fragments, 0,
+	is_int(cfg->arches[arch_index(X86)].n_fragments, 0,
 	       "no fragments beyond builders/configs' own");
-	ok(cfg->plans[CONFIG_ARCH_X86_64][CONFIG_ACCEL_TCG][0] == '/',
+	ok(cfg->plans[arch_index(X86)][ARCH_TCG][0] == '/',
 	   "plan path made absolute");
 	strbuf_addstr(&want, "/workloads/plans/default-tcg.plan");
-	ok(strstr(cfg->plans[CONFIG_ARCH_X86_64][CONFIG_ACCEL_TCG],
-		  want.buf) != NULL && !access(cfg->plans[CONFIG_ARCH_X86_64]
-					       [CONFIG_ACCEL_TCG], R_OK),
+	ok(strstr(cfg->plans[arch_index(X86)][ARCH_TCG],
+		  want.buf) != NULL && !access(cfg->plans[arch_index(X86)]
+					       [ARCH_TCG], R_OK),
 	   "plan relative to the config's directory, and it exists");
 	is_int(cfg->n_hosts, 2, "two hosts");
-	is_int(cfg->hosts[1].arch, CONFIG_ARCH_ARM64, "host arch");
-	is_int(cfg->hosts[1].accel, CONFIG_ACCEL_TCG, "host accel");
-	ok(cfg->plans[CONFIG_ARCH_ARM64][CONFIG_ACCEL_TCG] != NULL,
+	is_str(cfg->hosts[1].arch->name, "arm64", "host arch");
+	is_int(cfg->hosts[1].accel, ARCH_TCG, "host accel");
+	ok(cfg->plans[arch_index(ARM)][ARCH_TCG] != NULL,
 	   "arm64 tcg plan");
 	is_double(cfg->stats.threshold_pct, 3, 1e-12, "threshold");
 	is_str(cfg->stats.fdr_method, "bh", "fdr method");
@@ -97,6 +99,25 @@ out:
 	strbuf_release(&want);
 }
 
+/* The build cache: the file's cache_dir, else $KREGRESS_CACHE, else /var. */
+static void test_cache_dir(void)
+{
+	struct config *cfg;
+
+	setenv("KREGRESS_CACHE", "/srv/kr-cache", 1);
+	cfg = good("{}", "no cache_dir, $KREGRESS_CACHE set");
+	if (cfg)
+		is_str(cfg->cache_dir, "/srv/kr-cache",
+		       "cache_dir from the environment");
+	config_free(cfg);
+	cfg = good("{\"cache_dir\": \"cache\"}", "cache_dir in the file");
+	unsetenv("KREGRESS_CACHE");
+	if (cfg)
+		is_str(cfg->cache_dir, "/etc/kr/cache",
+		       "the file's, relative to it, over the environment");
+	config_free(cfg);
+}
+
 static void test_defaults(void)
 {
 	struct config *cfg = good("{}", "empty object");
@@ -106,12 +127,14 @@ static void test_defaults(void)
 	is_str(cfg->state_dir, "/var/lib/kregress", "default state_dir");
 	is_str(cfg->database, "/var/lib/kregress/kregress.db",
 	       "default database under state_dir");
+	is_str(cfg->cache_dir, "/var/cache/kregress", "default cache_dir");
 	is_str(cfg->api.listen, "127.0.0.1:8080", "default listen");
 	is_int(cfg->api.n_tokens, 0, "no tokens by default");
 	is_int(cfg->api.max_body_bytes, 16 << 20, "default body cap");
 	is_int(cfg->n_hosts, 1, "default host");
 	is_str(cfg->hosts[0].uri, "qemu:///system", "local libvirt");
-	ok(cfg->has_arch[0] && cfg->has_arch[1], "both arches by default");
+	ok(config_arch_get(cfg, X86) && config_arch_get(cfg, ARM),
+	   "both arches by default");
 	is_int(cfg->arches[0].make_jobs, 2, "default make_jobs");
 	is_str(cfg->arches[0].base_config, "tinyconfig", "default base");
 	is_int(cfg->n_url_allowlist, 2, "default allowlist");
@@ -146,15 +169,15 @@ static void test_defaults(void)
 	is_str(cfg->database, "/etc/kr/state/kregress.db", "database too");
 	is_str(cfg->api.host, "::1", "IPv6 host without brackets");
 	is_int(cfg->api.port, 9000, "port");
-	ok(!cfg->has_arch[CONFIG_ARCH_X86_64] &&
-	   cfg->has_arch[CONFIG_ARCH_ARM64], "only the arch listed");
+	ok(!config_arch_get(cfg, X86) && config_arch_get(cfg, ARM),
+	   "only the arch listed");
 	is_int(cfg->n_hosts, 0, "empty host list kept empty");
 	config_free(cfg);
 
 	cfg = good("{\"arches\": {\"arm64\": {}}}", "arm64 only");
 	if (!cfg)
 		return;
-	is_int(cfg->hosts[0].arch, CONFIG_ARCH_ARM64,
+	is_str(cfg->hosts[0].arch->name, "arm64",
 	       "default host takes the configured arch");
 	config_free(cfg);
 
@@ -443,12 +466,105 @@ static void test_token_file(void)
 	strbuf_release(&err);
 }
 
+/* The report stage's keys of the mail section. */
+static void test_mail(void)
+{
+	struct config *cfg;
+
+	cfg = good("{}", "mail defaults");
+	if (cfg) {
+		is_int(cfg->mail.recipients[REPORT_REGRESSION],
+		       CONFIG_MAIL_TO_THREAD, "a regression goes to the thread");
+		is_int(cfg->mail.recipients[REPORT_NO_CHANGE],
+		       CONFIG_MAIL_TO_AUTHOR, "a clean result to the author");
+		is_int(cfg->mail.recipients[REPORT_BUILD_FAILED],
+		       CONFIG_MAIL_TO_AUTHOR, "a build failure to the author");
+		ok(cfg->mail.moderate_significant, "significant reports are "
+		   "moderated first");
+		is_str(cfg->mail.dashboard_url, "http://127.0.0.1:8080/",
+		       "the dashboard at api.listen");
+		ok(!cfg->mail.smtp_require_tls && !cfg->mail.smtp_user &&
+		   !cfg->mail.n_patchwork, "no TLS requirement, login or "
+		   "patchwork");
+	}
+	config_free(cfg);
+	cfg = good("{\"api\": {\"listen\": \"[::1]:9000\"}, \"mail\": {"
+		   "\"recipients\": {\"no-change\": \"outbox\", "
+		   "\"regression\": \"moderation\"}, \"moderate_significant\": "
+		   "false, \"smtp_user\": \"bot\", \"smtp_password\": \"pw\", "
+		   "\"smtp_require_tls\": true, \"patchwork\": [{\"url\": "
+		   "\"https://patchwork.kernel.org/\", \"token\": \"abc\"}]}}",
+		   "mail: recipients, login, patchwork");
+	if (cfg) {
+		is_int(cfg->mail.recipients[REPORT_NO_CHANGE],
+		       CONFIG_MAIL_TO_OUTBOX, "recipients per kind");
+		is_int(cfg->mail.recipients[REPORT_REGRESSION],
+		       CONFIG_MAIL_TO_MODERATION, "... each its own");
+		is_int(cfg->mail.recipients[REPORT_IMPROVEMENT],
+		       CONFIG_MAIL_TO_THREAD, "... the others by default");
+		ok(!cfg->mail.moderate_significant && cfg->mail.smtp_require_tls,
+		   "booleans");
+		is_str(cfg->mail.smtp_password, "pw", "SMTP login");
+		is_str(cfg->mail.dashboard_url, "http://[::1]:9000/",
+		       "an IPv6 listen address in brackets");
+		ok(cfg->mail.n_patchwork == 1 &&
+		   !strcmp(cfg->mail.patchwork[0].token, "abc"),
+		   "a patchwork instance and its token");
+	}
+	config_free(cfg);
+	cfg = good("{\"api\": {\"listen\": \"127.0.0.1:0\"}}",
+		   "an API on port 0");
+	if (cfg) {
+		config_dashboard_port(cfg, 4321);
+		is_str(cfg->mail.dashboard_url, "http://127.0.0.1:4321/",
+		       "the dashboard takes the port the API got");
+	}
+	config_free(cfg);
+	cfg = good("{\"api\": {\"listen\": \"127.0.0.1:0\"}, \"mail\": "
+		   "{\"dashboard_url\": \"https://kr.example/\"}}",
+		   "a dashboard of its own");
+	if (cfg) {
+		config_dashboard_port(cfg, 4321);
+		is_str(cfg->mail.dashboard_url, "https://kr.example/",
+		       "a configured dashboard_url stays");
+	}
+	config_free(cfg);
+	bad("{\"mail\": {\"recipients\": {\"regresion\": \"thread\"}}}",
+	    "config.json: mail.recipients.regresion: unknown key",
+	    "a misspelt kind");
+	bad("{\"mail\": {\"recipients\": {\"regression\": \"all\"}}}",
+	    "config.json: mail.recipients.regression: \"all\" is not one of "
+	    "\"outbox\", \"moderation\", \"author\" or \"thread\"",
+	    "an unknown recipient");
+	bad("{\"mail\": {\"moderate_significant\": 1}}", "config.json: "
+	    "mail.moderate_significant: expected a boolean, not an integer",
+	    "a number for a boolean");
+	bad("{\"mail\": {\"dashboard_url\": \"ftp://x/\"}}", "config.json: "
+	    "mail.dashboard_url: not an http(s) URL ending in '/'",
+	    "a dashboard URL that is not http");
+	bad("{\"mail\": {\"smtp_password\": \"pw\"}}", "config.json: "
+	    "mail.smtp_user: required with a password", "a password alone");
+	bad("{\"mail\": {\"patchwork\": [{\"url\": \"https://pw.org/\"}]}}",
+	    "config.json: mail.patchwork[0]: needs one of \"token\" and "
+	    "\"token_file\"", "patchwork without a token");
+	bad("{\"mail\": {\"patchwork\": [{\"url\": \"https://pw.org\", "
+	    "\"token\": \"t\"}]}}", "config.json: mail.patchwork[0].url: not "
+	    "an http(s) URL ending in '/' (e.g. https://patchwork.kernel.org/)",
+	    "a patchwork URL without its slash");
+	bad("{\"mail\": {\"patchwork\": [{\"url\": \"https://pw.org/\", "
+	    "\"token\": \"t\", \"token_file\": \"f\"}]}}", "config.json: "
+	    "mail.patchwork[0]: needs at most one of \"token\" and "
+	    "\"token_file\"", "a token twice");
+}
+
 int main(void)
 {
 	test_example();
 	test_defaults();
+	test_cache_dir();
 	test_bad();
 	test_plans();
 	test_token_file();
+	test_mail();
 	return done_testing();
 }

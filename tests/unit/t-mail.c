@@ -1,6 +1,7 @@
 /*
  * t-mail.c - mbox splitting and message parsing (mail.c) on the fixtures
- * of tests/fixtures/mail/ and on hostile input made here.
+ * of tests/fixtures/mail/ and on hostile input made here; a report
+ * message written by mail_compose() and read back.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -314,6 +315,66 @@ static void test_helpers(void)
 	is_int(tz, -420, "-0700 is -420 minutes");
 }
 
+static void test_compose(void)
+{
+	const char *to[] = { "Patch Author <author@example.org>", NULL };
+	const char *cc[] = { "linux-mm@kvack.org, \"Doe, Jane\" <jane@x.org>",
+			     NULL };
+	const char *hdr[] = { "X-Kregress-Series: 12", NULL };
+	struct mail_out o = {
+		.from = "kregress <bot@kregress.example>", .to = to, .cc = cc,
+		.subject = "[kregress regression] Re: [PATCH v2 0/2] mm: "
+			   "zéro pages — a title long enough to be folded "
+			   "by the header writer",
+		.date = 1796132719, .message_id = "kregress.x.v2.1@kregress."
+						  "example",
+		.in_reply_to = "cover.1.git.author@example.org",
+		.references = "cover.1.git.author@example.org",
+		.headers = hdr, .body = "Regression: ä line\n",
+	};
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+	struct mail_limits lim = { 0 };
+	struct mail *m = NULL;
+	char *why = NULL, **addrs = NULL;
+	size_t i, n = 0;
+
+	ok(mail_compose(&o, &out, &err) == 0, "composed (%s)", err.buf);
+	ok(widest_line(out.buf) <= 78, "headers folded: no line over 78 (%zu)",
+	   widest_line(out.buf));
+	ok(strstr(out.buf, "Content-Type: text/plain; charset=utf-8\n") &&
+	   strstr(out.buf, "Content-Transfer-Encoding: 8bit\n") &&
+	   strstr(out.buf, "MIME-Version: 1.0\n"), "plain text, UTF-8, 8bit");
+	ok(strstr(out.buf, "=?") != NULL, "the UTF-8 subject RFC 2047-encoded");
+	ok(mail_parse(out.buf, out.len, &lim, &m, &why) == 0, "parsed back");
+	if (m) {
+		is_str(m->subject, o.subject, "subject read back as written");
+		is_str(m->in_reply_to, "cover.1.git.author@example.org",
+		       "In-Reply-To");
+		ok(m->nr_references == 1, "References");
+		is_str(m->message_id, o.message_id, "Message-ID");
+		is_str(m->from_email, "bot@kregress.example", "From");
+		ok(m->nr_recipients == 3 &&
+		   !strcmp(m->recipients[2], "Doe, Jane <jane@x.org>"),
+		   "To and Cc, a quoted comma kept in its name");
+		is_str(m->body, "Regression: ä line\n", "the body");
+		ok(m->has_date && m->date == 1796132719, "Date");
+	}
+	mail_free(m);
+	ok(mail_addresses(cc[0], &addrs, &n) == 0 && n == 2 &&
+	   !strcmp(addrs[1], "jane@x.org"), "mail_addresses: bare addresses");
+	for (i = 0; i < n; i++)
+		free(addrs[i]);
+	free(addrs);
+	strbuf_reset(&out);
+	strbuf_reset(&err);
+	o.subject = "x\nBcc: victim@example.org";
+	ok(mail_compose(&o, &out, &err) == -1, "a line break in a header is "
+	   "refused (%s)", err.buf);
+	free(why);
+	strbuf_release(&out);
+	strbuf_release(&err);
+}
+
 int main(void)
 {
 	const char *src = getenv("KREGRESS_SRC");
@@ -329,5 +390,6 @@ int main(void)
 	test_broken();
 	test_deep_mime();
 	test_helpers();
+	test_compose();
 	return done_testing();
 }

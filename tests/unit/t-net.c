@@ -381,6 +381,11 @@ static void test_failures(void)
 	strbuf_release(&err);
 }
 
+static void count_handed(void *arg)
+{
+	(*(int *)arg)++;
+}
+
 static void test_smtp(struct server *srv)
 {
 	const char *rcpt[] = { "a@example.org", NULL };
@@ -397,13 +402,16 @@ static void test_smtp(struct server *srv)
 	struct strbuf err = STRBUF_INIT;
 	struct net_response r;
 	char url[64];
-	int rc;
+	int rc, handed = 0;
 
 	net_response_init(&r);
 	snprintf(url, sizeof(url), "smtp://127.0.0.1:%d", srv->port);
 	req.url = url;
+	req.body_sent = count_handed;
+	req.body_sent_arg = &handed;
 	rc = perform(&req, &r, &err);
 	ok(rc == 0 && r.status == 250, "a mail is sent (%s)", err.buf);
+	is_int(handed, 1, "body_sent called once, the message handed over");
 	ok(server_has(srv, "MAIL FROM:<bot@example.org>") &&
 	   server_has(srv, "RCPT TO:<a@example.org>"), "... with its envelope");
 	ok(server_has(srv, "AUTH PLAIN AGtyZWdyZXNzAHNlY3JldA=="),
@@ -412,9 +420,11 @@ static void test_smtp(struct server *srv)
 	   "... and its text");
 
 	req.mail_rcpt = nobody;
+	handed = 0;
 	rc = perform(&req, &r, &err);
 	ok(rc == -1 && strstr(err.buf, "550"),
 	   "a refused recipient fails with the server's code: %s", err.buf);
+	is_int(handed, 0, "body_sent not called: the data never went out");
 
 	req.mail_rcpt = rcpt;
 	req.require_tls = 1;

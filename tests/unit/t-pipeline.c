@@ -15,6 +15,7 @@
 #include "db_pipeline.h"
 #include "jobq.h"
 #include "pipeline.h"
+#include "stages.h"
 #include "dbquery.h"
 #include "tap.h"
 
@@ -22,7 +23,7 @@ static char dir[] = "/tmp/t-pipeline.XXXXXX";
 
 /*
  * The real table with no stage implemented: the state machine is tested
- * on its own, whatever stages are wired into pipeline_stages.
+ * on its own, whatever stages are wired into stage_table.
  */
 static struct pipeline_stage unimpl[16];
 
@@ -91,24 +92,24 @@ static void test_table(void)
 	size_t i;
 
 	for (i = 0; i < 6; i++) {
-		s = pipeline_stage_find(NULL, chain[i]);
+		s = pipeline_stage_find(stage_table, chain[i]);
 		if (!ok(s != NULL, "stage %s exists", chain[i]))
 			return;
 		is_str(s->next, i < 5 ? chain[i + 1] : NULL, "%s is followed "
 		       "by %s", chain[i], i < 5 ? chain[i + 1] : "nothing");
 	}
-	ok(pipeline_stage_find(NULL, "fetch")->run != NULL,
+	ok(pipeline_stage_find(stage_table, "fetch")->run != NULL,
 	   "fetch is implemented");
-	ok(pipeline_stage_find(NULL, "apply")->run != NULL,
+	ok(pipeline_stage_find(stage_table, "apply")->run != NULL,
 	   "apply is implemented");
-	ok(pipeline_stage_find(NULL, "build")->run != NULL,
+	ok(pipeline_stage_find(stage_table, "build")->run != NULL,
 	   "build is implemented");
-	ok(pipeline_stage_find(NULL, "run")->run != NULL,
+	ok(pipeline_stage_find(stage_table, "run")->run != NULL,
 	   "run is implemented");
-	ok(pipeline_stage_find(NULL, "report")->run == NULL,
-	   "report is not implemented yet");
-	ok(pipeline_stage_find(NULL, "bogus") == NULL, "unknown kind");
-	is_str(pipeline_stage_find(NULL, "report")->done, "done",
+	ok(pipeline_stage_find(stage_table, "report")->run != NULL,
+	   "report is implemented");
+	ok(pipeline_stage_find(stage_table, "bogus") == NULL, "unknown kind");
+	is_str(pipeline_stage_find(stage_table, "report")->done, "done",
 	       "report ends in done");
 }
 
@@ -116,7 +117,7 @@ static void test_not_implemented(struct pipeline_ctx *ctx)
 {
 	long long sid = new_series(ctx->db), jid;
 
-	ok(pipeline_start(ctx->db, sid, &jid) == 0, "series started");
+	ok(jobq_enqueue(ctx->db, JOBQ_KIND_FIRST, sid, NULL, &jid) == 0, "series started");
 	is_int(claim_run(ctx, "fetch"), PIPELINE_FAIL,
 	       "unimplemented fetch fails");
 	is_str(q_state(ctx->db, sid), "failed|fetch: not implemented yet",
@@ -141,7 +142,7 @@ static void test_flow(struct pipeline_ctx *ctx)
 	ctx->stages = t;
 
 	sid = new_series(ctx->db);
-	pipeline_start(ctx->db, sid, NULL);
+	jobq_enqueue(ctx->db, JOBQ_KIND_FIRST, sid, NULL, NULL);
 	is_int(claim_run(ctx, "fetch"), PIPELINE_OK, "fetch succeeds");
 	is_str(q_state(ctx->db, sid), "fetched|", "series fetched");
 	is_int(q_int(ctx->db, "SELECT count(*) FROM job WHERE series_id = "
@@ -153,11 +154,19 @@ static void test_flow(struct pipeline_ctx *ctx)
 	       "reason");
 	is_int(q_int(ctx->db, "SELECT count(*) FROM job WHERE series_id = "
 		     "%lld AND kind = 'build'", sid), 0, "no build queued");
+	is_int(q_int(ctx->db, "SELECT count(*) FROM job WHERE series_id = "
+		     "%lld AND kind = 'report' AND state = 'queued'", sid), 1,
+	       "a report job queued: the author is told");
+	is_int(claim_run(ctx, "report"), PIPELINE_FAIL, "(not implemented "
+	       "in this table)");
+	is_str(q_state(ctx->db, sid), "does-not-apply|apply: patch 2/3 "
+	       "(mm/memory.c): hunk #1 failed", "the report job leaves the "
+	       "failure status alone");
 
 	/* A stage may pick its own failure status. */
 	t[0].run = stage_incomplete;
 	sid = new_series(ctx->db);
-	pipeline_start(ctx->db, sid, NULL);
+	jobq_enqueue(ctx->db, JOBQ_KIND_FIRST, sid, NULL, NULL);
 	is_int(claim_run(ctx, "fetch"), PIPELINE_FAIL, "incomplete series");
 	is_str(q_state(ctx->db, sid), "incomplete|fetch: 2 of 3 patches",
 	       "status chosen by the stage");
@@ -166,7 +175,7 @@ static void test_flow(struct pipeline_ctx *ctx)
 	t[0].run = stage_ok;
 	t[1].run = stage_ok;
 	sid = new_series(ctx->db);
-	pipeline_start(ctx->db, sid, NULL);
+	jobq_enqueue(ctx->db, JOBQ_KIND_FIRST, sid, NULL, NULL);
 	claim_run(ctx, "fetch");
 	db_exec(ctx->db, "CREATE TRIGGER no_build BEFORE INSERT ON job "
 		"WHEN NEW.kind = 'build' BEGIN "
@@ -186,7 +195,7 @@ static void test_flow(struct pipeline_ctx *ctx)
 	db_exec(ctx->db, "UPDATE job SET state = 'failed' WHERE state = "
 		"'queued'");
 	sid = new_series(ctx->db);
-	pipeline_start(ctx->db, sid, NULL);
+	jobq_enqueue(ctx->db, JOBQ_KIND_FIRST, sid, NULL, NULL);
 	claim_run(ctx, "fetch");
 	claim_run(ctx, "apply");
 	is_str(q_state(ctx->db, sid), "applied|", "applied");
@@ -215,7 +224,7 @@ static void test_retry(struct pipeline_ctx *ctx)
 	ctx->stages = t;
 	jobq_set_clock(fake_clock);
 	sid = new_series(ctx->db);
-	pipeline_start(ctx->db, sid, NULL);
+	jobq_enqueue(ctx->db, JOBQ_KIND_FIRST, sid, NULL, NULL);
 	is_int(claim_run(ctx, "fetch"), PIPELINE_RETRY, "transient failure");
 	is_str(q_state(ctx->db, sid), "fetching|fetch: attempt 1 of 5 "
 	       "failed, retrying: lore.kernel.org: HTTP 503",
@@ -245,7 +254,7 @@ static void test_interrupt_and_recover(struct pipeline_ctx *ctx)
 	setenv("KREGRESS_TEST_STAGE_SLEEP", "5", 1);
 	ctx->stop = &stop;
 	sid = new_series(ctx->db);
-	pipeline_start(ctx->db, sid, &jid);
+	jobq_enqueue(ctx->db, JOBQ_KIND_FIRST, sid, NULL, &jid);
 	is_int(claim_run(ctx, "fetch"), PIPELINE_INTERRUPTED, "interrupted");
 	is_int(q_int(ctx->db, "SELECT count(*) FROM job WHERE id = %lld AND "
 		     "state = 'queued' AND attempts = 0", jid), 1,
@@ -257,7 +266,7 @@ static void test_interrupt_and_recover(struct pipeline_ctx *ctx)
 	jobq_claim(ctx->db, "old", 60, &j);
 	job_release(&j);
 	sid2 = new_series(ctx->db);
-	pipeline_start(ctx->db, sid2, &jid);
+	jobq_enqueue(ctx->db, JOBQ_KIND_FIRST, sid2, NULL, &jid);
 	q_int(ctx->db, "UPDATE job SET max_attempts = 1 WHERE id = %lld", jid);
 	jobq_claim(ctx->db, "old", 60, &j);
 	job_release(&j);
@@ -330,7 +339,8 @@ static void test_per_arch(struct pipeline_ctx *ctx)
 	int released = -1, orphans = -1;
 
 	memset(&cfg, 0, sizeof(cfg));
-	cfg.has_arch[CONFIG_ARCH_X86_64] = cfg.has_arch[CONFIG_ARCH_ARM64] = 1;
+	cfg.arches[arch_index(arch_find("x86_64"))].arch = arch_find("x86_64");
+	cfg.arches[arch_index(arch_find("arm64"))].arch = arch_find("arm64");
 	ctx->cfg = &cfg;
 	memcpy(t, unimpl, sizeof(t));
 	t[0].run = t[1].run = t[2].run = t[3].run = stage_ok;
@@ -339,7 +349,7 @@ static void test_per_arch(struct pipeline_ctx *ctx)
 		"('queued', 'running')");
 
 	sid = new_series(ctx->db);
-	pipeline_start(ctx->db, sid, NULL);
+	jobq_enqueue(ctx->db, JOBQ_KIND_FIRST, sid, NULL, NULL);
 	claim_run(ctx, "fetch");
 	is_int(claim_run(ctx, "apply"), PIPELINE_OK, "applied");
 	is_str(q_str(ctx->db, "SELECT group_concat(kind || ' ' || arch, ', ') "
@@ -376,7 +386,7 @@ static void test_per_arch(struct pipeline_ctx *ctx)
 	/* x86_64's patched kernel does not build while arm64 builds. */
 	t[2].run = stage_build_fails;
 	sid = new_series(ctx->db);
-	pipeline_start(ctx->db, sid, NULL);
+	jobq_enqueue(ctx->db, JOBQ_KIND_FIRST, sid, NULL, NULL);
 	claim_run(ctx, "fetch");
 	claim_run(ctx, "apply");
 	ok(claim_arch(ctx, "build", "x86_64", &bx) == 0, "x86_64 claimed");
@@ -392,11 +402,17 @@ static void test_per_arch(struct pipeline_ctx *ctx)
 	       "series as it was");
 	is_int(q_int(ctx->db, "SELECT count(*) FROM job WHERE series_id = "
 		     "%lld AND kind = 'run'", sid), 0, "no run is queued");
+	is_int(q_int(ctx->db, "SELECT count(*) FROM job WHERE series_id = "
+		     "%lld AND kind = 'report' AND state = 'queued'", sid), 1,
+	       "one report job for the build failure, queued after the "
+	       "cancelling");
+	db_exec(ctx->db, "UPDATE job SET state = 'done' WHERE kind = "
+		"'report'");
 
 	/* A queued arch is cancelled when the other fails. */
 	t[2].run = stage_build_fails;
 	sid = new_series(ctx->db);
-	pipeline_start(ctx->db, sid, NULL);
+	jobq_enqueue(ctx->db, JOBQ_KIND_FIRST, sid, NULL, NULL);
 	claim_run(ctx, "fetch");
 	claim_run(ctx, "apply");
 	ok(claim_arch(ctx, "build", "x86_64", &bx) == 0, "x86_64 claimed");
@@ -405,11 +421,13 @@ static void test_per_arch(struct pipeline_ctx *ctx)
 		     "WHERE series_id = %lld AND arch = 'arm64'", sid),
 	       "failed: cancelled: build: x86_64: mm/memory.c:12: error: "
 	       "expected ';'", "the other arch's queued build is cancelled");
+	db_exec(ctx->db, "UPDATE job SET state = 'done' WHERE kind = "
+		"'report'");
 
 	/* A dead daemon's arch job that lost its last attempt. */
 	t[2].run = stage_ok;
 	sid = new_series(ctx->db);
-	pipeline_start(ctx->db, sid, NULL);
+	jobq_enqueue(ctx->db, JOBQ_KIND_FIRST, sid, NULL, NULL);
 	claim_run(ctx, "fetch");
 	claim_run(ctx, "apply");
 	db_exec(ctx->db, "UPDATE job SET attempts = max_attempts - 1 WHERE "
@@ -439,8 +457,8 @@ int main(void)
 	if (!ok(db_open(path, &ctx.db) == 0, "open"))
 		return done_testing();
 	test_table();
-	for (i = 0; pipeline_stages[i].kind && i + 1 < 16; i++) {
-		unimpl[i] = pipeline_stages[i];
+	for (i = 0; stage_table[i].kind && i + 1 < 16; i++) {
+		unimpl[i] = stage_table[i];
 		unimpl[i].run = NULL;
 	}
 	ctx.stages = unimpl;

@@ -35,11 +35,13 @@ static void end(struct strbuf *sb, const char *nonce, unsigned long count)
 int main(void)
 {
 	struct strbuf log = STRBUF_INIT;
-	struct runner_metric *m = NULL;
-	size_t n = 0, i;
+	struct analyze_set set;
+	struct analyze_metric *m;
+	size_t i;
 	char reason[256];
 	int r;
 
+	analyze_set_init(&set);
 	rec(&log, "n1", 0, "{\"type\":\"env\"}");
 	strbuf_addstr(&log, "[    1.0] some kernel message\n");
 	rec(&log, "n1", 1, S("thp-fault", "pass", "30", "{\"thp\":\"always\"}"));
@@ -47,41 +49,42 @@ int main(void)
 	rec(&log, "n1", 3, S("thp-fault", "pass", "20", "{\"thp\":\"always\"}"));
 	rec(&log, "n1", 4, S("thp-fault", "pass", "99", "{\"thp\":\"never\"}"));
 	end(&log, "n1", 5);
-	r = runner_add_samples(&m, &n, SCHEDULE_BASE, log.buf, log.len, "n1",
+	r = runner_add_samples(&set, ANALYZE_BASE, 0, log.buf, log.len, "n1",
 			       reason, sizeof(reason));
 	is_int(r, 2, "two per-boot values (thp always, thp never)");
-	is_int(n, 2, "two metrics");
-	for (i = 0; i < n; i++)
-		if (strstr(m[i].key, "always"))
+	is_int(set.n, 2, "two metrics");
+	m = set.m;
+	for (i = 0; i < set.n; i++)
+		if (strstr(m[i].params, "always"))
 			break;
-	ok(i < n, "metric keyed by params");
-	if (i < n) {
-		is_int(m[i].n[SCHEDULE_BASE], 1, "one value per boot");
-		is_double(m[i].values[SCHEDULE_BASE][0], 20, 0,
+	ok(i < set.n, "metric keyed by params");
+	if (i < set.n) {
+		is_int(m[i].n[ANALYZE_BASE], 1, "one value per boot");
+		is_double(m[i].v[ANALYZE_BASE][0], 20, 0,
 			  "iterations reduced to their median");
 		is_str(m[i].unit, "ns", "unit kept");
 		is_int(m[i].direction, STATS_LOWER_IS_BETTER, "direction");
 	}
-	r = runner_add_samples(&m, &n, SCHEDULE_PATCHED, log.buf, log.len,
+	r = runner_add_samples(&set, ANALYZE_PATCHED, 0, log.buf, log.len,
 			       "n1", reason, sizeof(reason));
 	is_int(r, 2, "the same log on the other side");
-	is_int(n, 2, "no new metric");
-	is_int(m[0].n[SCHEDULE_PATCHED], 1, "patched side filled");
+	is_int(set.n, 2, "no new metric");
+	is_int(set.m[0].n[ANALYZE_PATCHED], 1, "patched side filled");
 
 	/* No END: the boot does not count. */
 	strbuf_reset(&log);
 	rec(&log, "n2", 0, S("mremap", "ns", "5", "{}"));
-	r = runner_add_samples(&m, &n, SCHEDULE_BASE, log.buf, log.len, "n2",
+	r = runner_add_samples(&set, ANALYZE_BASE, 0, log.buf, log.len, "n2",
 			       reason, sizeof(reason));
 	is_int(r, -1, "incomplete log refused");
 	ok(!strncmp(reason, "incomplete", 10), "reason: %s", reason);
-	is_int(n, 2, "nothing added");
+	is_int(set.n, 2, "nothing added");
 
 	/* Another boot's nonce is not ours. */
 	strbuf_reset(&log);
 	rec(&log, "n3", 0, S("mremap", "ns", "5", "{}"));
 	end(&log, "n3", 1);
-	r = runner_add_samples(&m, &n, SCHEDULE_BASE, log.buf, log.len, "n4",
+	r = runner_add_samples(&set, ANALYZE_BASE, 0, log.buf, log.len, "n4",
 			       reason, sizeof(reason));
 	is_int(r, -1, "a log of another boot is refused");
 
@@ -89,17 +92,11 @@ int main(void)
 	strbuf_reset(&log);
 	rec(&log, "n5", 0, "{\"type\":\"env\"}");
 	end(&log, "n5", 1);
-	r = runner_add_samples(&m, &n, SCHEDULE_BASE, log.buf, log.len, "n5",
+	r = runner_add_samples(&set, ANALYZE_BASE, 0, log.buf, log.len, "n5",
 			       reason, sizeof(reason));
 	is_int(r, -1, "no samples: refused");
 
-	for (i = 0; i < n; i++) {
-		free(m[i].key);
-		free(m[i].unit);
-		free(m[i].values[0]);
-		free(m[i].values[1]);
-	}
-	free(m);
+	analyze_set_release(&set);
 	strbuf_release(&log);
 	is_str(runner_end_str(RUNNER_BUDGET), "budget", "end names");
 	return done_testing();

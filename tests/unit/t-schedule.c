@@ -4,8 +4,11 @@
 #include "schedule.h"
 #include "tap.h"
 
-static int count(const enum schedule_side *s, size_t from, size_t n,
-		 enum schedule_side side)
+#define X86	arch_find("x86_64")
+#define ARM	arch_find("arm64")
+
+static int count(const enum analyze_side *s, size_t from, size_t n,
+		 enum analyze_side side)
 {
 	int c = 0;
 	size_t i;
@@ -17,7 +20,7 @@ static int count(const enum schedule_side *s, size_t from, size_t n,
 
 int main(void)
 {
-	enum schedule_side a[40], b[40];
+	enum analyze_side a[40], b[40];
 	struct schedule_rng r;
 	struct schedule_host hosts[3];
 	size_t i;
@@ -30,7 +33,7 @@ int main(void)
 	schedule_abba(&r, 20, b);
 	ok(!memcmp(a, b, sizeof(a)), "the same seed gives the same order");
 	for (i = 0; i < 40; i += 4) {
-		if (count(a, i, 4, SCHEDULE_BASE) != 2)
+		if (count(a, i, 4, ANALYZE_BASE) != 2)
 			balanced = 0;
 		if (a[i] == a[i + 1] || a[i] != a[i + 3] ||
 		    a[i + 1] != a[i + 2])
@@ -42,8 +45,8 @@ int main(void)
 		schedule_rng_init(&r, (uint64_t)seed);
 		schedule_abba(&r, 20, b);
 		differ += memcmp(a, b, sizeof(a)) != 0;
-		starts_b += b[0] == SCHEDULE_BASE;
-		starts_p += b[0] == SCHEDULE_PATCHED;
+		starts_b += b[0] == ANALYZE_BASE;
+		starts_p += b[0] == ANALYZE_PATCHED;
 	}
 	ok(differ >= 63, "other seeds give other orders (%d/64)", differ);
 	ok(starts_b > 16 && starts_p > 16,
@@ -51,37 +54,37 @@ int main(void)
 	   starts_b, starts_p);
 	schedule_rng_init(&r, 7);
 	schedule_abba(&r, 3, a);
-	is_int(count(a, 0, 6, SCHEDULE_BASE), 3, "odd pairs: balanced");
+	is_int(count(a, 0, 6, ANALYZE_BASE), 3, "odd pairs: balanced");
 	ok(a[4] != a[5], "odd pairs: the last pair is AB or BA");
 
 	memset(hosts, 0, sizeof(hosts));
-	hosts[0] = (struct schedule_host){ "qemu:///system", VM_ARCH_X86_64,
-					   VM_ACCEL_TCG, 2, 0, 0, 1 };
+	hosts[0] = (struct schedule_host){ "qemu:///system", X86,
+					   ARCH_TCG, 2, 0, 0, 1 };
 	hosts[1] = (struct schedule_host){ "qemu+tcp://b/system",
-					   VM_ARCH_X86_64, VM_ACCEL_KVM, 1, 0,
+					   X86, ARCH_KVM, 1, 0,
 					   0, 1 };
 	hosts[2] = (struct schedule_host){ "qemu+tcp://c/system",
-					   VM_ARCH_ARM64, VM_ACCEL_TCG, 4, 0,
+					   ARM, ARCH_TCG, 4, 0,
 					   0, 1 };
-	is_int(schedule_pick(hosts, 3, VM_ARCH_ARM64, -1, -1), 2,
+	is_int(schedule_pick(hosts, 3, ARM, -1, -1), 2,
 	       "arm64 goes to the arm64 host");
-	is_int(schedule_pick(hosts, 3, VM_ARCH_X86_64, VM_ACCEL_KVM, -1), 1,
+	is_int(schedule_pick(hosts, 3, X86, ARCH_KVM, -1), 1,
 	       "kvm goes to the kvm host");
-	is_int(schedule_pick(hosts, 3, VM_ARCH_X86_64, -1, -1), 0,
+	is_int(schedule_pick(hosts, 3, X86, -1, -1), 0,
 	       "ties go to the first host");
 	hosts[0].running = 1;
-	is_int(schedule_pick(hosts, 3, VM_ARCH_X86_64, -1, -1), 1,
+	is_int(schedule_pick(hosts, 3, X86, -1, -1), 1,
 	       "least loaded: 0/1 beats 1/2");
 	hosts[1].running = 1;
-	is_int(schedule_pick(hosts, 3, VM_ARCH_X86_64, -1, -1), 0,
+	is_int(schedule_pick(hosts, 3, X86, -1, -1), 0,
 	       "then the one with capacity left");
 	hosts[0].running = 2;
-	is_int(schedule_pick(hosts, 3, VM_ARCH_X86_64, -1, -1), -1,
+	is_int(schedule_pick(hosts, 3, X86, -1, -1), -1,
 	       "no capacity: nothing");
 	hosts[0].running = hosts[1].running = 0;
-	is_int(schedule_pick(hosts, 3, VM_ARCH_X86_64, -1, 0), 1,
+	is_int(schedule_pick(hosts, 3, X86, -1, 0), 1,
 	       "a retry avoids the host that failed");
-	is_int(schedule_pick(hosts, 3, VM_ARCH_ARM64, -1, 2), 2,
+	is_int(schedule_pick(hosts, 3, ARM, -1, 2), 2,
 	       "... unless it is the only one");
 
 	ok(schedule_should_retry(VM_STATUS_PANIC, 1), "first failure retried");
@@ -102,11 +105,11 @@ int main(void)
 		schedule_done(&hosts[0], VM_STATUS_STOPPED);
 	ok(!hosts[0].healthy, "unhealthy after %d in a row",
 	   SCHEDULE_UNHEALTHY_AFTER);
-	is_int(schedule_pick(hosts, 3, VM_ARCH_X86_64, VM_ACCEL_TCG, -1), -1,
+	is_int(schedule_pick(hosts, 3, X86, ARCH_TCG, -1), -1,
 	       "an unhealthy host gets no work");
-	ok(schedule_any_healthy(hosts, 3, VM_ARCH_X86_64, -1),
+	ok(schedule_any_healthy(hosts, 3, X86, -1),
 	   "x86_64 work can still move to the kvm host");
-	ok(!schedule_any_healthy(hosts, 3, VM_ARCH_X86_64, VM_ACCEL_TCG),
+	ok(!schedule_any_healthy(hosts, 3, X86, ARCH_TCG),
 	   "but no x86_64 tcg host is left");
 	return done_testing();
 }

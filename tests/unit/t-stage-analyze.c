@@ -22,6 +22,7 @@
 #include "db.h"
 #include "jobq.h"
 #include "pipeline.h"
+#include "stages.h"
 #include "strbuf.h"
 #include "dbquery.h"
 #include "tap.h"
@@ -175,7 +176,8 @@ static struct config *load(const char *stats)
 
 int main(void)
 {
-	struct pipeline_ctx ctx = { .owner = "test", .lease_s = 60 };
+	struct pipeline_ctx ctx = { .owner = "test", .lease_s = 60,
+				    .stages = stage_table };
 	char path[512], cmd[600], want[512];
 	struct config *cfg;
 	long long sid, rid, rid2, bid;

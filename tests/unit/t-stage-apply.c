@@ -17,6 +17,7 @@
 #include "db_pipeline.h"
 #include "jobq.h"
 #include "pipeline.h"
+#include "stages.h"
 #include "strbuf.h"
 #include "dbquery.h"
 #include "tap.h"
@@ -84,7 +85,7 @@ static int fetch_apply(struct pipeline_ctx *ctx, long long id)
 	int r;
 
 	drop_builds(ctx->db);
-	if (pipeline_start(ctx->db, id, NULL))
+	if (jobq_enqueue(ctx->db, JOBQ_KIND_FIRST, id, NULL, NULL))
 		return -102;
 	r = run(ctx, "fetch");
 	if (r != PIPELINE_OK) {
@@ -235,7 +236,8 @@ static void test_trees(struct pipeline_ctx *ctx)
 
 int main(void)
 {
-	struct pipeline_ctx ctx = { .owner = "test", .lease_s = 60 };
+	struct pipeline_ctx ctx = { .owner = "test", .lease_s = 60,
+				    .stages = stage_table };
 	char path[128], cmd[160];
 
 	if (!mkdtemp(dir))

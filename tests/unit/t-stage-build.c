@@ -18,6 +18,7 @@
 #include "db_pipeline.h"
 #include "jobq.h"
 #include "pipeline.h"
+#include "stages.h"
 #include "strbuf.h"
 #include "dbquery.h"
 #include "tap.h"
@@ -82,7 +83,8 @@ static long long applied(struct db *db, const char *base, const char *head)
 
 int main(void)
 {
-	struct pipeline_ctx ctx = { .owner = "test", .lease_s = 60 };
+	struct pipeline_ctx ctx = { .owner = "test", .lease_s = 60,
+				    .stages = stage_table };
 	char path[PATH_MAX], cmd[PATH_MAX + 64], json[1024];
 	const char *missing = "0123456789abcdef0123456789abcdef01234567";
 	const char *src = getenv("KREGRESS_SRC");

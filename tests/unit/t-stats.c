@@ -452,10 +452,10 @@ static void edges(void)
 		double want = 0.05 * (log(1 + (M_E - 1) * 0.4) -
 				      log(1 + (M_E - 1) * 0.2));
 
-		ok(close_to(stats_seq_replay(0.05, 10, looks, 2), want,
+		ok(close_to(stats_seq_replay(&s, 0.05, 10, looks, 2), want,
 			    1e-12), "replayed looks: the last one's alpha "
 		   "(%.5f)", want);
-		ok(close_to(stats_seq_replay(0.05, 10, looks, 0), 0.05,
+		ok(close_to(stats_seq_replay(&s, 0.05, 10, looks, 0), 0.05,
 			    1e-15), "no look: the overall alpha");
 	}
 	ok(close_to(stats_mw_cdf(0, 10, 10), 1 / 184756.0, 1e-12) &&

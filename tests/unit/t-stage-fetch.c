@@ -1,5 +1,5 @@
 /*
- * t-intake.c - the pipeline's fetch stage (intake.c) through
+ * t-stage-fetch.c - the pipeline's fetch stage (stage_fetch.c) through
  * pipeline_run_job() on a real SQLite database: a submitted mbox becomes
  * the series' revision and patch rows and the apply job is queued; a
  * series missing a patch ends "incomplete" saying which; a discussion
@@ -15,23 +15,23 @@
 #include "config.h"
 #include "db.h"
 #include "db_pipeline.h"
-#include "intake.h"
+#include "stage_fetch.h"
 #include "jobq.h"
 #include "pipeline.h"
 #include "strbuf.h"
 #include "dbquery.h"
 #include "tap.h"
 
-static char dir[] = "/tmp/t-intake.XXXXXX";
+static char dir[] = "/tmp/t-stage-fetch.XXXXXX";
 static char fixture_dir[4096];
 
 /* The real stage table, with the fetch stage this branch provides. */
 static const struct pipeline_stage stages[] = {
 	{ "fetch", "fetching", "fetched", "fetch-failed", "apply", 0,
-	  intake_fetch_stage },
+	  stage_fetch, 0, 0 },
 	{ "apply", "applying", "applied", "does-not-apply", "build", 0,
-	  NULL },
-	{ NULL, NULL, NULL, NULL, NULL, 0, NULL },
+	  NULL, 0, 0 },
+	{ NULL, NULL, NULL, NULL, NULL, 0, NULL, 0, 0 },
 };
 
 /* A series row holding an mbox fixture, or a URL; its fetch job queued. */
@@ -61,7 +61,7 @@ static long long new_series(struct db *db, const char *fixture,
 		id = sqlite3_last_insert_rowid(db_sqlite(db));
 	sqlite3_finalize(st);
 	strbuf_release(&mbox);
-	if (id > 0 && pipeline_start(db, id, NULL))
+	if (id > 0 && jobq_enqueue(db, JOBQ_KIND_FIRST, id, NULL, NULL))
 		id = -1;
 	return id;
 }

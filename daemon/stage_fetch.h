@@ -1,6 +1,6 @@
 /*
- * intake.h - the pipeline's fetch stage: a series' URL or submitted mbox
- * becomes its parsed revision and patch rows.
+ * stage_fetch.h - the pipeline's fetch stage: a series' URL or submitted
+ * mbox becomes its parsed revision and patch rows.
  *
  * The same code as `kregress series parse` (fetch.c, mail.c, series.c):
  * the URL is fetched under the configuration's allowlist and limits, the
@@ -21,12 +21,12 @@
  * patches, unreadable mbox: series_status_reason() says which);
  * PIPELINE_RETRY when the fetch failed (network, HTTP error, timeout).
  */
-#ifndef KREGRESS_INTAKE_H
-#define KREGRESS_INTAKE_H
+#ifndef KREGRESS_STAGE_FETCH_H
+#define KREGRESS_STAGE_FETCH_H
 
 #include "pipeline.h"
 
-enum pipeline_result intake_fetch_stage(struct pipeline_ctx *ctx,
+enum pipeline_result stage_fetch(struct pipeline_ctx *ctx,
 					const struct job *job,
 					struct pipeline_outcome *out);
 

@@ -1,19 +1,21 @@
 /*
- * intake.c - the fetch stage of the pipeline (see intake.h).
+ * stage_fetch.c - the fetch stage of the pipeline (see stage_fetch.h).
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "allowlist.h"
 #include "config.h"
 #include "db.h"
 #include "db_intake.h"
 #include "db_versions.h"
 #include "fetch.h"
-#include "intake.h"
+#include "stage_fetch.h"
 #include "jobq.h"
 #include "log.h"
 #include "mail.h"
+#include "options.h"
 #include "series.h"
 #include "strbuf.h"
 
@@ -33,14 +35,14 @@ static int versions(struct db *db, long long id, long long *newer,
 	       db_versions_supersede(db, id, superseded);
 }
 
-enum pipeline_result intake_fetch_stage(struct pipeline_ctx *ctx,
+enum pipeline_result stage_fetch(struct pipeline_ctx *ctx,
 					const struct job *job,
 					struct pipeline_outcome *out)
 {
 	const struct config *cfg = ctx->cfg;
 	struct db_intake_source src;
 	struct fetch_options fo;
-	struct mail_limits lim = { 0 };
+	struct mail_limits lim;
 	struct mail_box box;
 	struct strbuf data = STRBUF_INIT;
 	struct series *s = NULL;
@@ -58,22 +60,17 @@ enum pipeline_result intake_fetch_stage(struct pipeline_ctx *ctx,
 		return PIPELINE_RETRY;
 	}
 	fetch_options_init(&fo);
-	lim.keep_raw = 1;
+	memset(&lim, 0, sizeof(lim));
 	if (cfg) {
-		allow = calloc(cfg->n_url_allowlist + 1, sizeof(*allow));
-		if (!allow)
-			die("intake", "out of memory");
-		for (i = 0; i < cfg->n_url_allowlist; i++)
-			allow[i] = cfg->url_allowlist[i];
+		allow = options_allowlist(cfg);
 		fo.allow = allow;
 		if (cfg->limits.max_body_bytes)
 			fo.max_bytes = cfg->limits.max_body_bytes;
 		if (cfg->limits.max_mbox_bytes > fo.max_bytes)
 			fo.max_bytes = cfg->limits.max_mbox_bytes;
-		lim.max_bytes = cfg->limits.max_mbox_bytes;
-		if (cfg->limits.max_messages > 0)
-			lim.max_messages = (size_t)cfg->limits.max_messages;
+		options_mail_limits(cfg, &lim);
 	}
+	lim.keep_raw = 1;
 	if (!src.mbox) {
 		if (!src.source_url) {
 			strbuf_addstr(&out->reason,
