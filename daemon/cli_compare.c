@@ -649,6 +649,7 @@ int cli_compare(int argc, char **argv)
 		m->direction = o.direction;
 		if (stats_compare_summaries(&sb, &sn, &o, &m->r) < 0)
 			goto out;
+		m->compared = 1;
 	} else {
 		if (argc - optind != 2)
 			return cli_usage("compare");
@@ -676,6 +677,7 @@ int cli_compare(int argc, char **argv)
 			if (stats_compare_samples(m->v[0], m->n[0], m->v[1],
 						  m->n[1], &mo, &m->r) < 0)
 				goto out;
+			m->compared = 1;
 		}
 	}
 	/* Holm into p_holm, Benjamini-Hochberg into p_adjusted. */
