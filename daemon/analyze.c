@@ -470,7 +470,7 @@ int analyze_set_compare(struct analyze_set *s, const struct stats_opts *o)
 	return ret;
 }
 
-static int decisive(enum stats_verdict v)
+int analyze_decisive(enum stats_verdict v)
 {
 	return v == STATS_REGRESSION || v == STATS_IMPROVEMENT ||
 	       v == STATS_MINOR || v == STATS_NO_CHANGE;
@@ -488,18 +488,20 @@ static int any_primary(const struct analyze_set *s)
 }
 
 /*
- * A significant verdict of one of the k metrics that decide counts only
- * when it survives the correction for all k: p below alpha / k, which
- * puts its Holm p over the same family (analyze_adjust()) below alpha,
- * so the run never stops on a change its report could not call
- * significant.
+ * p below alpha / k puts the Holm p over the same family
+ * (analyze_adjust()) below alpha, so the run never stops on a change its
+ * report could not call significant.
  */
+int analyze_confirmed(enum stats_verdict v, double p, size_t k, double alpha)
+{
+	if (v != STATS_REGRESSION && v != STATS_IMPROVEMENT)
+		return 1;
+	return p * k < alpha;
+}
+
 static int confirmed(const struct analyze_metric *m, size_t k, double alpha)
 {
-	if (m->r.verdict != STATS_REGRESSION &&
-	    m->r.verdict != STATS_IMPROVEMENT)
-		return 1;
-	return m->r.p * k < alpha;
+	return analyze_confirmed(m->r.verdict, m->r.p, k, alpha);
 }
 
 int analyze_set_look(struct analyze_set *s, struct stats_seq *seq, size_t n,
@@ -529,7 +531,7 @@ int analyze_set_look(struct analyze_set *s, struct stats_seq *seq, size_t n,
 		if (!stats_seq_should_stop(seq, &m->r, n) ||
 		    (!confirmed(m, k, alpha) && n < seq->n_max))
 			stop = 0;
-		if (!decisive(m->r.verdict) || !confirmed(m, k, alpha))
+		if (!analyze_decisive(m->r.verdict) || !confirmed(m, k, alpha))
 			all = 0;
 	}
 	*next = !s->n ? ANALYZE_MORE : all ? ANALYZE_DECIDED :

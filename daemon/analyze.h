@@ -202,6 +202,18 @@ enum analyze_next {
 int analyze_set_look(struct analyze_set *s, struct stats_seq *seq, size_t n,
 		     const struct stats_opts *o, enum analyze_next *next);
 
+/* A decisive verdict: regression, improvement, minor or no-change. */
+int analyze_decisive(enum stats_verdict v);
+
+/*
+ * Whether a verdict v with p, of one of the k metrics that decide a run,
+ * holds the run at a look of alpha: a regression or improvement only
+ * when it survives the correction for all k (p below alpha / k), any
+ * other verdict always.  analyze_set_look()'s rule, for calib.c's
+ * simulated runs.
+ */
+int analyze_confirmed(enum stats_verdict v, double p, size_t k, double alpha);
+
 /*
  * The comparisons of a finished run whose design was (alpha, max_per_side)
  * and which looked nlooks times, at looks[0], looks[1], ... boots per

@@ -4,10 +4,11 @@
  *
  * Design notes:
  * - Every simulated or replayed run goes through the same look as the
- *   runner (runner.c, decide()): after each round, every metric compared
+ *   runner (analyze_set_look()): after each round, every metric compared
  *   by stats_compare_samples() at the alpha stats_seq gives that look,
  *   the run stopping when every primary metric (every metric when none
- *   is primary) is decisive or the budget is reached.  So the false
+ *   is primary) is decisive, a change only when the correction for all
+ *   of them confirms it (analyze_confirmed()), or the budget is reached.  So the false
  *   alarms counted here are those of the rules the runs use, not of a
  *   test at a fixed size.
  * - Resampling draws whole boots, uniformly with replacement, so that
@@ -213,12 +214,6 @@ int calib_false_alarm(enum stats_verdict v)
 	       v == STATS_LIKELY_REGRESSION || v == STATS_LIKELY_IMPROVEMENT;
 }
 
-static int decisive(enum stats_verdict v)
-{
-	return v == STATS_REGRESSION || v == STATS_IMPROVEMENT ||
-	       v == STATS_MINOR || v == STATS_NO_CHANGE;
-}
-
 /* One run of the design in progress, and what its looks said. */
 struct sim {
 	const struct calib_data *d;
@@ -234,6 +229,7 @@ struct sim {
 	size_t n;		/* boots per side at the last look */
 	/* per metric */
 	enum stats_verdict *verdict;	/* at the last look */
+	double *p;			/* its p; NAN if none */
 	enum stats_verdict *first;	/* at the first decisive look */
 	size_t *first_n;		/* its n; 0 = none yet */
 	double *change;			/* at the last look */
@@ -262,6 +258,7 @@ static void sim_init(struct sim *s, const struct calib_data *d,
 		s->cnt[i] = xcalloc(nm, sizeof(size_t));
 	}
 	s->verdict = xcalloc(nm, sizeof(*s->verdict));
+	s->p = xcalloc(nm, sizeof(double));
 	s->first = xcalloc(nm, sizeof(*s->first));
 	s->first_n = xcalloc(nm, sizeof(*s->first_n));
 	s->change = xcalloc(nm, sizeof(double));
@@ -279,6 +276,7 @@ static void sim_release(struct sim *s)
 	free(s->cnt[0]);
 	free(s->cnt[1]);
 	free(s->verdict);
+	free(s->p);
 	free(s->first);
 	free(s->first_n);
 	free(s->change);
@@ -332,16 +330,17 @@ static void sim_add(struct sim *s, const struct calib_boot *b,
 }
 
 /*
- * A look after a round: every metric compared as runner.c's decide()
- * does.  Returns 1 when the run stops here: every metric that decides is
- * decisive, or the budget is reached.
+ * A look after a round: every metric compared as analyze_set_look()
+ * does for the runner.  Returns 1 when the run stops here: every metric
+ * that decides is decisive (a regression or improvement only when the
+ * correction for all of them confirms it), or the budget is reached.
  */
 static int sim_look(struct sim *s)
 {
 	const struct calib_data *d = s->d;
 	struct stats_opts mo = s->o.stats;
 	struct stats_result r;
-	size_t m, cap = s->cap;
+	size_t m, k = 0, cap = s->cap;
 	int all = 1;
 
 	/* The runner looks once per round, with boots on both sides. */
@@ -352,6 +351,7 @@ static int sim_look(struct sim *s)
 	for (m = 0; m < d->nm; m++) {
 		int decides = d->m[m].primary || !s->any_primary;
 
+		s->p[m] = NAN;
 		mo.threshold = s->thr[m];
 		mo.direction = d->m[m].direction;
 		if (stats_compare_samples(s->val[0] + m * cap, s->cnt[0][m],
@@ -361,6 +361,8 @@ static int sim_look(struct sim *s)
 				all = 0;
 			continue;
 		}
+		s->p[m] = r.p;
+		k += decides && isfinite(r.p);
 		s->verdict[m] = r.verdict;
 		s->change[m] = r.change;
 		s->significant[m] = r.ci_lo > 0 || r.ci_hi < 0;
@@ -369,13 +371,17 @@ static int sim_look(struct sim *s)
 		/* + 0 makes -0 (an interval of [0, 0]) a plain 0 */
 		s->half[m] = isfinite(r.ci_lo) && isfinite(r.ci_hi) ?
 			     fmax(-r.ci_lo, r.ci_hi) + 0.0 : INFINITY;
-		if (decisive(r.verdict) && !s->first_n[m]) {
+		if (analyze_decisive(r.verdict) && !s->first_n[m]) {
 			s->first_n[m] = s->n;
 			s->first[m] = r.verdict;
 		}
-		if (decides && !decisive(r.verdict))
+		if (decides && !analyze_decisive(r.verdict))
 			all = 0;
 	}
+	for (m = 0; all && m < d->nm; m++)
+		if ((d->m[m].primary || !s->any_primary) &&
+		    !analyze_confirmed(s->verdict[m], s->p[m], k, mo.alpha))
+			all = 0;
 	return all || s->n >= s->o.budget;
 }
 
