@@ -8,9 +8,9 @@
  *   by stats_compare_samples() at the alpha stats_seq gives that look,
  *   the run stopping when every primary metric (every metric when none
  *   is primary) is decisive, a change only when the correction for all
- *   of them confirms it (analyze_confirmed()), or the budget is reached.  So the false
- *   alarms counted here are those of the rules the runs use, not of a
- *   test at a fixed size.
+ *   of them confirms it (analyze_confirmed()), or the budget is
+ *   reached.  So the false alarms counted here are those of the rules
+ *   the runs use, not of a test at a fixed size.
  * - Resampling draws whole boots, uniformly with replacement, so that
  *   what moves the metrics of one boot together (a slow boot is slow in
  *   every workload) moves them together in the simulation too.  Values

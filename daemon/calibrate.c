@@ -180,7 +180,8 @@ int calibrate_run(const struct calibrate_spec *s, struct calibrate_outcome *o,
 
 /* Calibrates one due host and stores the outcome; -1 on a stop. */
 static int calibrate_due(struct pipeline_ctx *ctx,
-			 const struct hosts_calib_due *due, const struct arch *a)
+			 const struct hosts_calib_due *due,
+			 const struct arch *a)
 {
 	const char *arch = a->name;
 	const struct config *cfg = ctx->cfg;
