@@ -9,6 +9,7 @@
 
 #include "alloc.h"
 #include "analyze.h"
+#include "calib.h"
 #include "log.h"
 #include "sample.h"
 #include "strbuf.h"
@@ -432,14 +433,28 @@ void analyze_set_sort(struct analyze_set *s)
 		qsort(s->m, s->n, sizeof(*s->m), cmp_metric);
 }
 
-/* Compares one metric with o at alpha; 0 or -1 (stats.c refused). */
-static int compare(struct analyze_metric *m, const struct stats_opts *o,
-		   double alpha)
+/*
+ * Compares one metric of s with o at alpha, at the threshold and noise
+ * reference of s->calib's word on it; 0 or -1 (stats.c refused).
+ */
+static int compare(const struct analyze_set *s, struct analyze_metric *m,
+		   const struct stats_opts *o, double alpha)
 {
 	struct stats_opts mo = *o;
 
 	mo.alpha = alpha;
 	mo.direction = m->direction;
+	m->calibration_id = 0;
+	if (s->calib) {
+		struct sample k = { .workload = m->workload,
+				    .metric = m->metric,
+				    .params = m->params };
+		char *key = sample_key(&k);
+
+		m->calibration_id = calib_table_apply(s->calib, key, &mo);
+		free(key);
+	}
+	m->threshold = mo.threshold;
 	m->compared = stats_compare_samples(m->v[0], m->n[0], m->v[1],
 					    m->n[1], &mo, &m->r) == 0;
 	return m->compared ? 0 : -1;
@@ -451,11 +466,11 @@ int analyze_set_compare(struct analyze_set *s, const struct stats_opts *o)
 	int ret = 0;
 
 	for (i = 0; i < s->n; i++)
-		ret |= compare(&s->m[i], o, o->alpha);
+		ret |= compare(s, &s->m[i], o, o->alpha);
 	return ret;
 }
 
-static int decisive(enum stats_verdict v)
+int analyze_decisive(enum stats_verdict v)
 {
 	return v == STATS_REGRESSION || v == STATS_IMPROVEMENT ||
 	       v == STATS_MINOR || v == STATS_NO_CHANGE;
@@ -473,18 +488,20 @@ static int any_primary(const struct analyze_set *s)
 }
 
 /*
- * A significant verdict of one of the k metrics that decide counts only
- * when it survives the correction for all k: p below alpha / k, which
- * puts its Holm p over the same family (analyze_adjust()) below alpha,
- * so the run never stops on a change its report could not call
- * significant.
+ * p below alpha / k puts the Holm p over the same family
+ * (analyze_adjust()) below alpha, so the run never stops on a change its
+ * report could not call significant.
  */
+int analyze_confirmed(enum stats_verdict v, double p, size_t k, double alpha)
+{
+	if (v != STATS_REGRESSION && v != STATS_IMPROVEMENT)
+		return 1;
+	return p * k < alpha;
+}
+
 static int confirmed(const struct analyze_metric *m, size_t k, double alpha)
 {
-	if (m->r.verdict != STATS_REGRESSION &&
-	    m->r.verdict != STATS_IMPROVEMENT)
-		return 1;
-	return m->r.p * k < alpha;
+	return analyze_confirmed(m->r.verdict, m->r.p, k, alpha);
 }
 
 int analyze_set_look(struct analyze_set *s, struct stats_seq *seq, size_t n,
@@ -497,7 +514,7 @@ int analyze_set_look(struct analyze_set *s, struct stats_seq *seq, size_t n,
 	for (i = 0; i < s->n; i++) {
 		struct analyze_metric *m = &s->m[i];
 
-		if (compare(m, o, alpha))
+		if (compare(s, m, o, alpha))
 			ret = -1;
 		else if ((m->primary || !any) && isfinite(m->r.p))
 			k++;
@@ -514,7 +531,7 @@ int analyze_set_look(struct analyze_set *s, struct stats_seq *seq, size_t n,
 		if (!stats_seq_should_stop(seq, &m->r, n) ||
 		    (!confirmed(m, k, alpha) && n < seq->n_max))
 			stop = 0;
-		if (!decisive(m->r.verdict) || !confirmed(m, k, alpha))
+		if (!analyze_decisive(m->r.verdict) || !confirmed(m, k, alpha))
 			all = 0;
 	}
 	*next = !s->n ? ANALYZE_MORE : all ? ANALYZE_DECIDED :

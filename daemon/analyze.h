@@ -23,6 +23,11 @@
  * on one host is one experiment): Holm always, plus the configured
  * method for p_adjusted.
  *
+ * A set may carry the A/A calibrations of its run's hosts (calib.h,
+ * analyze_set.calib): every comparison of the set, at each look and in
+ * the final one, then raises each metric's threshold to what the host
+ * resolves and judges its noise against the host's.
+ *
  * The adjusted p-values do not change a verdict: stats.c decides each
  * metric at alpha on its own p, as `kregress compare` does, and the
  * adjusted values are reported next to it (Holm for what is worth an
@@ -35,6 +40,7 @@
 
 #include "stats.h"
 
+struct calib_table;
 struct sample;
 struct strbuf;
 
@@ -74,6 +80,8 @@ struct analyze_metric {
 	size_t n[2], alloc[2];
 	struct stats_result r;	/* after a comparison */
 	int compared;		/* r holds a result */
+	double threshold;	/* the practical threshold it was decided at */
+	long long calibration_id;	/* whose threshold; 0 = none */
 	double p_adjusted;	/* NAN when r.p is NAN */
 	double p_holm;
 };
@@ -81,6 +89,10 @@ struct analyze_metric {
 struct analyze_set {
 	struct analyze_metric *m;	/* in the order first seen */
 	size_t n, alloc;
+	/* The calibrations of the run's hosts (calib.h), or NULL: each
+	 * metric's threshold floor and noise reference in every
+	 * comparison below.  The caller's; set before the first one. */
+	const struct calib_table *calib;
 	/* analyze_add(): the (metric, boot) whose iterations are being
 	 * collected. */
 	size_t cur;		/* index into m; valid when open */
@@ -164,7 +176,8 @@ void analyze_set_sort(struct analyze_set *s);
 
 /*
  * Compares every metric with the options o (its direction replaces
- * o->direction).  -1 when stats.c refuses the input for some metric
+ * o->direction; s->calib, when set, raises its threshold and gives its
+ * noise reference).  -1 when stats.c refuses the input for some metric
  * (logged by stats.c; that metric is left uncompared).
  */
 int analyze_set_compare(struct analyze_set *s, const struct stats_opts *o);
@@ -188,6 +201,18 @@ enum analyze_next {
  */
 int analyze_set_look(struct analyze_set *s, struct stats_seq *seq, size_t n,
 		     const struct stats_opts *o, enum analyze_next *next);
+
+/* A decisive verdict: regression, improvement, minor or no-change. */
+int analyze_decisive(enum stats_verdict v);
+
+/*
+ * Whether a verdict v with p, of one of the k metrics that decide a run,
+ * holds the run at a look of alpha: a regression or improvement only
+ * when it survives the correction for all k (p below alpha / k), any
+ * other verdict always.  analyze_set_look()'s rule, for calib.c's
+ * simulated runs.
+ */
+int analyze_confirmed(enum stats_verdict v, double p, size_t k, double alpha);
 
 /*
  * The comparisons of a finished run whose design was (alpha, max_per_side)

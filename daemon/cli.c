@@ -13,6 +13,7 @@
 #include "cli_bench.h"
 #include "cli_boot.h"
 #include "cli_build.h"
+#include "cli_calibrate.h"
 #include "cli_client.h"
 #include "cli_compare.h"
 #include "cli_initramfs.h"
@@ -57,6 +58,7 @@ const struct cli_command cli_commands[] = {
 	  "host probe URI [--kernel IMG --initrd FILE] [--arch A] "
 	  "[--kvm-timeout S] [--tcg-timeout S]" },
 	{ "host reap", cli_host_reap, "host reap [URI]" },
+	{ "calibrate", cli_calibrate, CLI_CALIBRATE_USAGE },
 	{ "build", cli_build, CLI_BUILD_USAGE },
 	{ "initramfs", cli_initramfs, CLI_INITRAMFS_USAGE },
 	{ "plan check", cli_plan_check, CLI_PLAN_CHECK_USAGE },

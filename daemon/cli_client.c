@@ -20,6 +20,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -912,7 +913,50 @@ static void print_rules_out(json_t *c)
 	       worse > 0 ? worse : 0, better > 0 ? better : 0);
 }
 
-static void print_comparison(json_t *c)
+/*
+ * The practical thresholds of run id's comparisons: the smallest into
+ * *min (NAN if none is recorded), one line saying where they came from.
+ */
+static void print_thresholds(json_t *cmp, long long id, double *min)
+{
+	double lo = NAN, hi = NAN;
+	long long cal = 0;
+	const char *host = "";
+	json_t *c, *t;
+	size_t i;
+
+	json_array_foreach(cmp, i, c) {
+		if (num(c, "run_id") != id)
+			continue;
+		t = json_object_get(c, "threshold_pct");
+		if (!json_is_number(t))
+			continue;
+		lo = isnan(lo) ? json_number_value(t) :
+		     fmin(lo, json_number_value(t));
+		hi = isnan(hi) ? json_number_value(t) :
+		     fmax(hi, json_number_value(t));
+		if (!cal && num(c, "calibration_id")) {
+			cal = num(c, "calibration_id");
+			host = str(c, "host");
+		}
+	}
+	*min = lo;
+	if (isnan(lo))
+		return;
+	if (!cal)
+		printf("  threshold: +-%.3g%% for every metric (configured; no "
+		       "A/A calibration of the host)\n", lo);
+	else if (hi > lo)
+		printf("  thresholds: +-%.3g%% to +-%.3g%% (A/A calibration "
+		       "%lld of host %s; those above +-%.3g%% are named)\n",
+		       lo, hi, cal, *host ? host : "?", lo);
+	else
+		printf("  threshold: +-%.3g%% for every metric (host %s "
+		       "resolves each within it: A/A calibration %lld)\n", lo,
+		       *host ? host : "?", cal);
+}
+
+static void print_comparison(json_t *c, double min_threshold)
 {
 	char name[80], n[24], base[16], new[16], chg[16], lo[16], hi[16];
 	char ci[40], p[16], padj[16], pholm[16];
@@ -947,6 +991,12 @@ static void print_comparison(json_t *c)
 	if (ptext)
 		printf("      params %s\n", ptext);
 	free(ptext);
+	if (json_number_value(json_object_get(c, "threshold_pct")) >
+	    min_threshold)
+		printf("      threshold +-%.3g%%: what host %s resolves (A/A "
+		       "calibration %lld)\n", json_number_value(
+		       json_object_get(c, "threshold_pct")), str(c, "host"),
+		       num(c, "calibration_id"));
 	if (!strcmp(str(c, "verdict"), "inconclusive"))
 		print_rules_out(c);
 }
@@ -956,7 +1006,10 @@ static size_t print_comparisons(json_t *cmp, json_t *runs, long long id)
 {
 	json_t *c, *r;
 	size_t i, j, n = 0;
+	double min = NAN;
 
+	if (id)
+		print_thresholds(cmp, id, &min);
 	json_array_foreach(cmp, i, c) {
 		long long rid = num(c, "run_id");
 		int listed = 0;
@@ -975,7 +1028,7 @@ static size_t print_comparisons(json_t *cmp, json_t *runs, long long id)
 			       "%s\n", "METRIC", "N B/P", "BASE MEDIAN",
 			       "PATCHED MEDIAN", "HL CHANGE", "CI", "P",
 			       "P ADJ", "P HOLM", "VERDICT FLAGS UNIT");
-		print_comparison(c);
+		print_comparison(c, isnan(min) ? INFINITY : min);
 	}
 	return n;
 }

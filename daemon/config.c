@@ -259,6 +259,23 @@ static int get_int(struct cctx *c, json_t *obj, const char *key, int min,
 	return 0;
 }
 
+static int get_bool(struct cctx *c, json_t *obj, const char *key, int def,
+		    int *out)
+{
+	json_t *v = json_object_get(obj, key);
+	size_t len = push_key(c, key);
+	int ret = 0;
+
+	if (!v)
+		*out = def;
+	else if (json_is_boolean(v))
+		*out = json_is_true(v);
+	else
+		ret = cerr(c, "expected a boolean, not %s", json_type_str(v));
+	pop(c, len);
+	return ret;
+}
+
 static int get_size(struct cctx *c, json_t *obj, const char *key,
 		    long long max, long long def, size_t *out)
 {
@@ -901,6 +918,36 @@ out:
 	return ret;
 }
 
+static int load_calibration(struct cctx *c, json_t *root,
+			    struct config *cfg)
+{
+	static const char *const keys[] = { "enabled", "interval_s",
+					    "idle_s", "boots_per_side",
+					    "simulations", NULL };
+	struct config_calibration *k = &cfg->calibration;
+	json_t *obj = json_object_get(root, "calibration"), *empty = NULL;
+	size_t len = push_key(c, "calibration");
+	int ret = -1;
+
+	if (!obj)
+		obj = empty = json_object();
+	if (check_object(c, obj, keys) ||
+	    get_bool(c, obj, "enabled", 1, &k->enabled) ||
+	    get_int(c, obj, "interval_s", 0, 366 * 86400, 7 * 86400,
+		    &k->interval_s) ||
+	    get_int(c, obj, "idle_s", 0, 86400, 300, &k->idle_s) ||
+	    get_int(c, obj, "boots_per_side", 2, 1000, 8,
+		    &k->boots_per_side) ||
+	    get_int(c, obj, "simulations", 0, 100000, 1000,
+		    &k->simulations))
+		goto out;
+	ret = 0;
+out:
+	json_decref(empty);
+	pop(c, len);
+	return ret;
+}
+
 static int check_regexes(struct cctx *c, const char *key, char **rx,
 			 size_t n)
 {
@@ -1026,26 +1073,6 @@ static int load_allowlist(struct cctx *c, json_t *root, struct config *cfg)
 out:
 	pop(c, len);
 	return ret;
-}
-
-static int get_bool(struct cctx *c, json_t *obj, const char *key, int def,
-		    int *out)
-{
-	json_t *v = json_object_get(obj, key);
-	size_t len;
-
-	if (!v) {
-		*out = def;
-		return 0;
-	}
-	if (json_is_boolean(v)) {
-		*out = json_is_true(v);
-		return 0;
-	}
-	len = push_key(c, key);
-	cerr(c, "expected a boolean, not %s", json_type_str(v));
-	pop(c, len);
-	return -1;
 }
 
 /* A secret given as obj.key or as the first line of obj.key_file. */
@@ -1408,8 +1435,9 @@ static int load_root(struct cctx *c, json_t *root, struct config *cfg)
 	static const char *const keys[] = { "state_dir", "database",
 					    "cache_dir", "api", "trees",
 					    "arches", "hosts", "plans",
-					    "stats", "lists", "url_allowlist",
-					    "mail", "limits", NULL };
+					    "stats", "calibration", "lists",
+					    "url_allowlist", "mail", "limits",
+					    NULL };
 	char *dbdef;
 
 	if (!json_is_object(root))
@@ -1433,7 +1461,7 @@ static int load_root(struct cctx *c, json_t *root, struct config *cfg)
 	if (load_api(c, root, cfg) || load_trees(c, root, cfg) ||
 	    load_arches(c, root, cfg) || load_hosts(c, root, cfg) ||
 	    load_plans(c, root, cfg) || load_stats(c, root, cfg) ||
-	    load_lists(c, root, cfg) || load_allowlist(c, root, cfg) ||
+	    load_calibration(c, root, cfg) || load_lists(c, root, cfg) || load_allowlist(c, root, cfg) ||
 	    load_mail(c, root, cfg) || load_limits(c, root, cfg) ||
 	    check_references(c, cfg))
 		return -1;

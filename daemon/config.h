@@ -91,6 +91,16 @@ struct config_stats {
 	char *fdr_method;	/* "bh", "holm" or "none" */
 };
 
+/* A/A calibration of the hosts by the daemon (calibrate.c). */
+struct config_calibration {
+	int enabled;		/* 0: only by hand (kregress calibrate) */
+	int interval_s;		/* again after this long; 0 = only when a
+				 * host, plan or base is new */
+	int idle_s;		/* the daemon idle this long before one */
+	int boots_per_side;	/* of the base against itself */
+	int simulations;	/* resampled A/A runs per calibration */
+};
+
 struct config_list {
 	char *name;
 	char *feed_url;		/* public-inbox Atom feed; or NULL */
@@ -162,6 +172,7 @@ struct config {
 	 * built-in default plan */
 	char *plans[ARCH_MAX][ARCH_ACCEL_COUNT];
 	struct config_stats stats;
+	struct config_calibration calibration;
 	struct config_list *lists;
 	size_t n_lists;
 	char **url_allowlist;	/* URL prefixes submissions must match */

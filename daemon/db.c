@@ -314,6 +314,14 @@ void db_bind_real(sqlite3_stmt *st, int i, double v)
 		sqlite3_bind_null(st, i);
 }
 
+void db_bind_id_or_null(sqlite3_stmt *st, int i, long long id)
+{
+	if (id)
+		sqlite3_bind_int64(st, i, id);
+	else
+		sqlite3_bind_null(st, i);
+}
+
 void db_bind_text(sqlite3_stmt *st, int i, const char *s)
 {
 	sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);

@@ -66,6 +66,8 @@ void db_bind_text(struct sqlite3_stmt *st, int i, const char *s);
 void db_bind_text_copy(struct sqlite3_stmt *st, int i, const char *s);
 void db_bind_blob(struct sqlite3_stmt *st, int i, const void *p, size_t n);
 void db_bind_null(struct sqlite3_stmt *st, int i);
+/* A row id, or SQL NULL when id is 0. */
+void db_bind_id_or_null(struct sqlite3_stmt *st, int i, long long id);
 
 /*
  * The next row of st: 1 with the statement on it (read it with the

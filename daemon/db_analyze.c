@@ -186,9 +186,10 @@ int db_analyze_store(struct db *db, long long series_id,
 		      "host_id, workload, metric, params, unit, direction, "
 		      "n_base, n_new, median_base, median_new, change_pct, "
 		      "ci_low_pct, ci_high_pct, p_value, p_adjusted, p_holm, "
-		      "verdict, flags, is_primary, ci_level) VALUES (?1, ?2, ?3, "
-		      "?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, "
-		      "?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23)");
+		      "verdict, flags, is_primary, ci_level, threshold_pct, "
+		      "calibration_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
+		      "?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, "
+		      "?19, ?20, ?21, ?22, ?23, ?24, ?25)");
 	if (!ins)
 		goto fail;
 	for (i = 0; i < n; i++) {
@@ -220,6 +221,8 @@ int db_analyze_store(struct db *db, long long series_id,
 		db_bind_text(ins, 21, c->flags);
 		db_bind_int(ins, 22, c->is_primary);
 		db_bind_real(ins, 23, c->ci_level);
+		db_bind_real(ins, 24, c->threshold_pct);
+		db_bind_id_or_null(ins, 25, c->calibration_id);
 		if (db_step_done(db, ins, "analyze", "insert comparison"))
 			goto fail;
 	}

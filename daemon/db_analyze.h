@@ -73,6 +73,8 @@ struct db_comparison {
 	double ci_level;	/* of the interval: 1 - the alpha tested at */
 	double p_value, p_adjusted, p_holm;
 	const char *verdict, *flags;
+	double threshold_pct;		/* the practical threshold used */
+	long long calibration_id;	/* in force for it; 0 = NULL */
 };
 
 /*

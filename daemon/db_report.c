@@ -179,6 +179,43 @@ static int load_runs(struct db *db, long long id, struct db_report *r)
 	return rc;
 }
 
+/* The published false alarms of the calibrations each run used. */
+static int load_noise(struct db *db, struct db_report *r)
+{
+	struct sqlite3_stmt *st = db_stmt(db,
+		"SELECT count(DISTINCT c.id), coalesce(sum(m.comparisons), 0), "
+		"coalesce(sum(m.false_alarms), 0), "
+		"coalesce(sum(m.real_comparisons), 0), "
+		"coalesce(sum(m.real_false_alarms), 0), max(c.target) "
+		"FROM run_calibration rc JOIN calibration c ON "
+		"c.id = rc.calibration_id JOIN calibration_metric m ON "
+		"m.calibration_id = c.id WHERE rc.run_id = ?1");
+	size_t i;
+
+	if (!st)
+		return -1;
+	for (i = 0; i < r->s.nruns; i++) {
+		struct report_noise *n = &r->runs[i].noise;
+
+		int rc;
+
+		db_bind_int(st, 1, r->runs[i].id);
+		rc = db_row_one(db, st, "report", "run", r->runs[i].id);
+		if (!rc) {
+			n->calibrations = db_column_int(st, 0);
+			n->comparisons = db_column_int64(st, 1);
+			n->false_alarms = db_column_int64(st, 2);
+			n->real = db_column_int64(st, 3);
+			n->real_false_alarms = db_column_int64(st, 4);
+			n->target = column_double(st, 5);
+		}
+		db_reset(st);
+		if (rc)
+			return -1;
+	}
+	return 0;
+}
+
 /* The comparison rows of series id into *cmp (*n of them). */
 static int load_comparisons(struct db *db, long long id,
 			    struct db_report *r,
@@ -188,7 +225,11 @@ static int load_comparisons(struct db *db, long long id,
 		"SELECT arch, run_id, workload, metric, params, unit, "
 		"direction, n_base, n_new, median_base, median_new, "
 		"change_pct, ci_low_pct, ci_high_pct, ci_level, p_value, "
-		"p_holm, verdict, flags, is_primary FROM comparison "
+		"p_holm, verdict, flags, is_primary, threshold_pct, "
+		"calibration_id, (SELECT m.cv FROM calibration_metric m "
+		" WHERE m.calibration_id = c.calibration_id AND "
+		" m.workload = c.workload AND m.metric = c.metric AND "
+		" m.params = c.params) FROM comparison c "
 		"WHERE series_id = ?1 ORDER BY arch DESC, id");
 	int rc;
 
@@ -221,6 +262,9 @@ static int load_comparisons(struct db *db, long long id,
 		c->verdict = keep(r, st, 17);
 		c->flags = keep(r, st, 18);
 		c->is_primary = db_column_int(st, 19);
+		c->threshold_pct = column_double(st, 20);
+		c->calibration_id = db_column_int64(st, 21);
+		c->noise_cv = column_double(st, 22);
 	}
 	db_reset(st);
 	return rc;
@@ -268,7 +312,7 @@ static int load_previous(struct db *db, long long id, struct db_report *r)
 		c->ci_low_pct = m->previous_ci_low_pct;
 		c->ci_high_pct = m->previous_ci_high_pct;
 		c->median_base = c->median_new = c->p = c->p_holm = NAN;
-		c->ci_level = NAN;
+		c->ci_level = c->threshold_pct = c->noise_cv = NAN;
 	}
 	r->prev.series_id = since.previous_id;
 	r->prev.version = since.previous_version;
@@ -293,6 +337,7 @@ int db_report_load(struct db *db, long long series_id, struct db_report *r)
 		goto out;
 	}
 	if (load_patches(db, series_id, r) || load_runs(db, series_id, r) ||
+	    load_noise(db, r) ||
 	    load_comparisons(db, series_id, r, &r->cmp, &r->s.ncmp) ||
 	    load_previous(db, series_id, r))
 		goto out;

@@ -39,10 +39,12 @@ struct db_report {
 
 /*
  * Reads series_id with its patches, the runs its comparisons come from
- * (boot counts, host, the patched build's .config hash), its comparison
- * rows, and the previous version's results (db_versions_since_previous():
- * the version the fetch stage linked it to): 0, 1 when there is no such
- * series, -1 on a database error.  In one read snapshot.
+ * (boot counts, host, the patched build's .config hash, the false alarms
+ * of the A/A calibrations they used), its comparison rows (with each
+ * one's threshold and its calibration's CV), and the previous version's
+ * results (db_versions_since_previous(): the version the fetch stage
+ * linked it to): 0, 1 when there is no such series, -1 on a database
+ * error.  In one read snapshot.
  */
 int db_report_load(struct db *db, long long series_id, struct db_report *r);
 void db_report_release(struct db_report *r);

@@ -222,23 +222,23 @@ int db_run_boot_start(struct db *db, const struct db_run_boot *b)
 	struct sqlite3_stmt *st = db_stmt(db,
 		"INSERT INTO boot (series_id, build_id, host_id, side, seq, "
 		"status, console_path, run_id, round, attempt, nonce, "
-		"started_at) VALUES (?1, ?2, ?3, ?4, ?5, 'running', ?6, ?7, "
-		"?8, ?9, ?10, ?11)");
+		"started_at, calibration_id) VALUES (?1, ?2, ?3, ?4, ?5, "
+		"'running', ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
 
 	if (!st)
 		return -1;
-	db_bind_int(st, 1, b->series_id);
+	db_bind_id_or_null(st, 1, b->series_id);
 	db_bind_int(st, 2, b->build_id);
-	if (b->host_id)
-		db_bind_int(st, 3, b->host_id);
+	db_bind_id_or_null(st, 3, b->host_id);
 	db_bind_text(st, 4, b->side);
 	db_bind_int(st, 5, (int)b->seq);
 	db_bind_text(st, 6, b->console_path);
-	db_bind_int(st, 7, b->run_id);
+	db_bind_id_or_null(st, 7, b->run_id);
 	db_bind_int(st, 8, (int)b->round);
 	db_bind_int(st, 9, b->attempt);
 	db_bind_text(st, 10, b->nonce);
 	db_bind_int(st, 11, (long long)time(NULL));
+	db_bind_id_or_null(st, 12, b->calibration_id);
 	return db_step_done(db, st, "run", "boot row");
 }
 

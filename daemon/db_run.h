@@ -93,9 +93,10 @@ int db_run_start(struct db *db, const struct db_run_design *d,
 int db_run_finish(struct db *db, long long run_id, const char *status,
 		  unsigned int rounds);
 
-/* A boot as it starts. */
+/* A boot as it starts: of a run (of a series), or of a calibration
+ * (calibrate.c); 0 for the ids it has not. */
 struct db_run_boot {
-	long long run_id, series_id, build_id, host_id;
+	long long run_id, series_id, build_id, host_id, calibration_id;
 	const char *side;	/* "base" or "patched" */
 	unsigned int seq, round;
 	int attempt;

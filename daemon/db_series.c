@@ -290,14 +290,16 @@ int db_series_get(struct db *db, long long id, json_t **out)
 		  "(SELECT count(*) FROM boot WHERE run_id = r.id AND "
 		  " side = 'patched' AND " BOOT_FAILED ") AS patched_failed, "
 		  "EXISTS (SELECT 1 FROM comparison WHERE run_id = r.id) "
-		  "AS analyzed "
+		  "AS analyzed, (SELECT count(*) FROM run_calibration "
+		  "WHERE run_id = r.id) AS calibrations "
 		  "FROM run r WHERE r.series_id = ?1 ORDER BY r.id" },
 		{ "comparisons",
 		  "SELECT c.arch, c.run_id, h.name AS host, c.workload, "
 		  "c.metric, c.params, c.unit, c.direction, c.n_base, "
 		  "c.n_new, c.median_base, c.median_new, c.change_pct, "
 		  "c.ci_low_pct, c.ci_high_pct, c.p_value, c.p_adjusted, "
-		  "c.p_holm, c.verdict, c.flags, c.is_primary, c.ci_level "
+		  "c.p_holm, c.verdict, c.flags, c.is_primary, c.ci_level, "
+		  "c.threshold_pct, c.calibration_id "
 		  "FROM comparison c LEFT JOIN host h ON h.id = c.host_id "
 		  "WHERE c.series_id = ?1 ORDER BY c.run_id, c.is_primary "
 		  "DESC, c.id" },

@@ -13,6 +13,7 @@
 
 #include "analyze.h"
 #include "db.h"
+#include "db_calib.h"
 #include "db_json.h"
 #include "db_series.h"
 #include "db_web.h"
@@ -264,13 +265,22 @@ int db_web_hosts(struct db *db, json_t **out)
 		"NULL AS calibration "
 		"FROM host h ORDER BY h.name";
 	struct sqlite3_stmt *st = NULL;
-	json_t *rows = json_array();
+	json_t *rows = json_array(), *h, *cal;
+	size_t i;
 	int ret = -1;
 
 	if (db_json_read_begin(db))
 		goto out;
 	if (db_json_prepare(db, sql, &st) || db_json_collect(db, st, rows))
 		goto out;
+	db_json_done(st);
+	st = NULL;
+	json_array_foreach(rows, i, h) {
+		if (db_calib_host_json(db, json_integer_value(
+				       json_object_get(h, "id")), &cal))
+			goto out;
+		json_object_set_new(h, "calibration", cal ? cal : json_null());
+	}
 	*out = rows;
 	rows = NULL;
 	ret = 0;

@@ -1,6 +1,7 @@
 /*
  * hosts.c - the configured hosts: start-up reaping, probing, opening for
- * a run (see hosts.h).  No SQL here (db_run.c), no libvirt (vm.c).
+ * a run, and which of them an A/A calibration is due on (see hosts.h).
+ * No SQL here (db_run.c, db_calib.c), no libvirt (vm.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,9 +10,11 @@
 
 #include "alloc.h"
 #include "config.h"
+#include "db_calib.h"
 #include "db_run.h"
 #include "hosts.h"
 #include "log.h"
+#include "plan.h"
 #include "probe.h"
 #include "sha256.h"
 
@@ -278,4 +281,100 @@ void hosts_set_release(struct db *db, struct hosts_set *set)
 	free(set->ids);
 	free(set->uris);
 	memset(set, 0, sizeof(*set));
+}
+
+/* A failed calibration is tried again after this long. */
+#define CALIB_RETRY_S	3600
+
+/* Why a calibration of (host, plan) is due, or NULL. */
+static const char *calib_reason(const struct db_calib_state *st,
+				long long base, int interval_s)
+{
+	long long now = (long long)time(NULL);
+
+	if (st->failed_at && now - st->failed_at < CALIB_RETRY_S)
+		return NULL;
+	if (!st->host_known)
+		return "new host";
+	if (!st->plan_known)
+		return "new plan";
+	if (st->build_id != base)
+		return "new base";
+	if (interval_s > 0 && now - st->finished_at >= interval_s)
+		return "schedule";
+	return NULL;
+}
+
+int hosts_calibrations_due(struct db *db, const struct config *cfg,
+			   const struct arch *arch,
+			   struct hosts_calib_due **due, size_t *n)
+{
+	const char *name = arch->name;
+	struct hosts_calib_due *v = NULL;
+	long long base;
+	char *image = NULL;
+	size_t i, count = 0, alloc = 0;
+	int rc;
+
+	*due = NULL;
+	*n = 0;
+	rc = db_calib_base(db, name, &base, &image);
+	if (rc)
+		return rc < 0 ? -1 : 0;
+	for (i = 0; i < cfg->n_hosts; i++) {
+		const struct config_host *ch = &cfg->hosts[i];
+		struct strbuf why = STRBUF_INIT;
+		struct db_calib_state st;
+		struct plan_file pf = { NULL, NULL, STRBUF_INIT };
+		struct db_run_host dh;
+		const char *reason = NULL;
+		enum arch_accel accel = ARCH_AUTO;
+
+		if (ch->arch != arch || sync_host(db, ch, &dh))
+			continue;
+		arch_accel_parse(dh.accel, &accel);
+		if (dh.healthy && accel != ARCH_AUTO &&
+		    !plan_file_load_configured(&pf, cfg, arch, accel, &why) &&
+		    (accel != ARCH_KVM ||
+		     pf.plan->clock != PLAN_CLOCK_INSTRUCTIONS) &&
+		    !db_calib_state(db, dh.id, name, dh.accel,
+				    plan_clock_str(pf.plan->clock),
+				    pf.cmdline.buf, &st))
+			reason = calib_reason(&st, base,
+					      cfg->calibration.interval_s);
+		if (why.len)
+			log_warn("hosts", "%s: no calibration: %s", ch->name,
+				 why.buf);
+		strbuf_release(&why);
+		if (!reason) {
+			plan_file_release(&pf);
+			db_run_host_release(&dh);
+			continue;
+		}
+		ALLOC_GROW(v, count + 1, alloc);
+		v[count].ch = ch;
+		v[count].host_id = dh.id;
+		v[count].accel = accel;
+		v[count].pf = pf;
+		v[count].reason = reason;
+		v[count].build_id = base;
+		v[count].image = xstrdup(image);
+		count++;
+		db_run_host_release(&dh);
+	}
+	free(image);
+	*due = v;
+	*n = count;
+	return 0;
+}
+
+void hosts_calib_due_free(struct hosts_calib_due *due, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		plan_file_release(&due[i].pf);
+		free(due[i].image);
+	}
+	free(due);
 }

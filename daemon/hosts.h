@@ -19,6 +19,7 @@
 
 #include <stddef.h>
 
+#include "plan_file.h"
 #include "runner.h"
 #include "strbuf.h"
 
@@ -58,5 +59,32 @@ int hosts_open(struct db *db, const struct config *cfg,
 /* Records the hosts the run found unhealthy (they are probed again
  * before their next run), then closes them. */
 void hosts_set_release(struct db *db, struct hosts_set *set);
+
+/* A host that an A/A calibration is due on (calibrate.h). */
+struct hosts_calib_due {
+	const struct config_host *ch;	/* borrowed from the configuration */
+	long long host_id;
+	enum arch_accel accel;		/* as probed (or fixed) */
+	struct plan_file pf;		/* the plan its runs use */
+	const char *reason;		/* new host, new plan, new base,
+					 * schedule */
+	long long build_id;		/* the base to boot */
+	char *image;
+};
+
+/*
+ * The configured hosts of arch that a calibration is due
+ * on: healthy, with a known accel (a host never probed waits for its
+ * first run's probe), and a plan that accel can boot, when a base build
+ * exists (db_calib_base()), and when their newest calibration for that
+ * accel, clock and plan is missing (new host, new plan), booted another
+ * base (new base) or is older than calibration.interval_s (schedule).  A
+ * calibration that failed in the last hour is not tried again yet.  0
+ * with *due (free with hosts_calib_due_free()) and *n, or -1.
+ */
+int hosts_calibrations_due(struct db *db, const struct config *cfg,
+			   const struct arch *arch,
+			   struct hosts_calib_due **due, size_t *n);
+void hosts_calib_due_free(struct hosts_calib_due *due, size_t n);
 
 #endif

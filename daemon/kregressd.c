@@ -27,6 +27,10 @@
  * writes.  After kill -9 nothing is released, and the next start-up does
  * it instead (pipeline_recover()).
  *
+ * The timer also asks calibrate_schedule() whether the daemon is idle
+ * and a host due for an A/A calibration: that queues a calibrate job,
+ * which a worker runs like any other.
+ *
  * Test hooks: KREGRESS_TEST_LEASE_S sets the lease (default 60 s; the
  * heartbeat runs every third of it), so that a test can watch heartbeats
  * keep a job that runs longer than its lease; KREGRESS_TEST_BACKOFF_S
@@ -49,6 +53,7 @@
 
 #include "alloc.h"
 #include "api.h"
+#include "calibrate.h"
 #include "config.h"
 #include "db.h"
 #include "fs.h"
@@ -274,6 +279,8 @@ static void heartbeat(struct db *db, struct worker *w, int n)
 		log_info("jobq", "released %d expired lease%s, failed %d "
 			 "orphaned series", released, released == 1 ? "" :
 			 "s", orphans);
+	/* An idle daemon calibrates the hosts that are due. */
+	calibrate_schedule(db, config_get());
 }
 
 static int str_differs(const char *a, const char *b)

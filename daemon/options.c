@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "alloc.h"
+#include "calib.h"
 #include "config.h"
 #include "mail.h"
 #include "options.h"
@@ -23,6 +24,15 @@ void options_stats(const struct config *cfg, struct stats_opts *o)
 size_t options_max_per_side(const struct config *cfg)
 {
 	return (size_t)cfg->stats.max_boots_per_side;
+}
+
+void options_calib_design(const struct config *cfg, struct calib_design *d)
+{
+	calib_design_init(d);
+	options_stats(cfg, &d->stats);
+	d->stats.bootstrap = 0;
+	d->budget = options_max_per_side(cfg);
+	d->simulations = (size_t)cfg->calibration.simulations;
 }
 
 void options_mail_limits(const struct config *cfg, struct mail_limits *lim)

@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 
+struct calib_design;
 struct config;
 struct mail_limits;
 struct stats_opts;
@@ -21,6 +22,13 @@ void options_stats(const struct config *cfg, struct stats_opts *o);
 
 /* The adaptive design's budget: stats.max_boots_per_side. */
 size_t options_max_per_side(const struct config *cfg);
+
+/*
+ * calib.c's design of the runs a calibration stands for: the stats
+ * options and budget above (bootstrap off, as calib_design_init() has it),
+ * calibration.simulations resampled runs, calib_design_init()'s rest.
+ */
+void options_calib_design(const struct config *cfg, struct calib_design *d);
 
 /* mail.c's limits for an mbox from limits.* (keep_raw left 0). */
 void options_mail_limits(const struct config *cfg, struct mail_limits *lim);

@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "alloc.h"
+#include "arch.h"
+#include "config.h"
 #include "log.h"
 #include "plan.h"
 #include "plan_file.h"
@@ -73,4 +75,27 @@ void plan_file_release(struct plan_file *pf)
 	strbuf_release(&pf->cmdline);
 	pf->path = NULL;
 	pf->plan = NULL;
+}
+
+int plan_file_load_configured(struct plan_file *pf, const struct config *cfg,
+			      const struct arch *arch, enum arch_accel accel,
+			      struct strbuf *reason)
+{
+	const char *path = cfg->plans[arch_index(arch)][accel];
+	struct strbuf dflt = STRBUF_INIT, err = STRBUF_INIT;
+	int ret = 0;
+
+	if (!path) {
+		strbuf_addf(&dflt, "%s/plans/default-%s.plan",
+			    KREGRESS_DATADIR, arch_accel_str(accel));
+		path = dflt.buf;
+	}
+	if (plan_file_load(pf, path, &err)) {
+		strbuf_addf(reason, "%s: the plan cannot be used: %s",
+			    arch->name, err.buf);
+		ret = -1;
+	}
+	strbuf_release(&dflt);
+	strbuf_release(&err);
+	return ret;
 }

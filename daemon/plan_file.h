@@ -13,6 +13,7 @@
 #ifndef KREGRESS_PLAN_FILE_H
 #define KREGRESS_PLAN_FILE_H
 
+#include "arch.h"
 #include "strbuf.h"
 
 #define PLAN_FILE_CMDLINE_MAX	1536	/* of the kernel's 2048 bytes */
@@ -34,5 +35,17 @@ struct plan_file {
 int plan_file_load(struct plan_file *pf, const char *path,
 		   struct strbuf *err);
 void plan_file_release(struct plan_file *pf);
+
+struct config;
+
+/*
+ * Loads the plan the configuration gives arch under accel (ARCH_KVM or
+ * ARCH_TCG), else the shipped default-kvm.plan or default-tcg.plan of
+ * KREGRESS_DATADIR/plans.  0, or -1 with "<arch>: the plan cannot be
+ * used: <why>" appended to reason.  Release *pf in either case.
+ */
+int plan_file_load_configured(struct plan_file *pf, const struct config *cfg,
+			      const struct arch *arch, enum arch_accel accel,
+			      struct strbuf *reason);
 
 #endif

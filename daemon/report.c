@@ -687,7 +687,98 @@ static const char *pct_up(double b, char *buf, size_t size)
 	return buf;
 }
 
+/* A threshold in percent, rounded up to a tenth: "3", "18.8". */
+static const char *pct_threshold(double t, char *buf, size_t size)
+{
+	snprintf(buf, size, "%g", ceil(t * 10 - 1e-9) / 10);
+	return buf;
+}
+
+/* One primary metric of a calibrated run: the threshold it was decided
+ * at and where it came from. */
+static void noise_metric(const struct report_series *s,
+			 const struct report_settings *rs,
+			 const struct report_comparison *c, struct strbuf *out)
+{
+	struct strbuf line = STRBUF_INIT;
+	double t = isfinite(c->threshold_pct) ? c->threshold_pct :
+		   rs->threshold_pct;
+	char buf[32];
+
+	label(s, c, &line);
+	strbuf_addf(&line, ": +-%s%%", pct_threshold(t, buf, sizeof(buf)));
+	if (!c->calibration_id)
+		strbuf_addstr(&line, " (configured; the calibration does not "
+			      "know the metric)");
+	else if (t > rs->threshold_pct)
+		strbuf_addstr(&line, " (what the host resolves");
+	else
+		strbuf_addstr(&line, " (configured");
+	if (c->calibration_id && isfinite(c->noise_cv))
+		strbuf_addf(&line, "; A/A CV %.2g%%)", c->noise_cv * 100);
+	else if (c->calibration_id)
+		strbuf_addch(&line, ')');
+	wrap(out, "  ", "      ", line.buf);
+	strbuf_release(&line);
+}
+
+/*
+ * What the hosts' A/A calibrations measured (DESIGN.md: the no-change
+ * report gives the host's noise floor): per run, its false alarms and
+ * each primary metric's threshold; the configured threshold for a run
+ * whose hosts have none.
+ */
+static void noise_floor(const struct report_series *s,
+			const struct report_settings *rs, struct strbuf *out)
+{
+	size_t i, j, any = 0;
+	char buf[32];
+
+	for (i = 0; i < s->nruns; i++)
+		any += s->runs[i].noise.calibrations > 0;
+	if (!any) {
+		wrap(out, "", "", "Noise floor: the hosts have no A/A "
+		     "calibration yet, so their false-alarm rate is not "
+		     "measured; the threshold below which a change is called "
+		     "no-change is the configured one.");
+		strbuf_addch(out, '\n');
+		return;
+	}
+	for (i = 0; i < s->nruns; i++) {
+		const struct report_run *r = &s->runs[i];
+		const struct report_noise *n = &r->noise;
+		const char *host = r->host ? r->host : "its hosts";
+
+		if (!n->calibrations) {
+			wrapf(out, "", "", "Noise floor of %s on %s: no A/A "
+			      "calibration yet, so its false-alarm rate is not "
+			      "measured; a change within the configured "
+			      "+-%s%% is no-change.", r->arch, host,
+			      pct_threshold(rs->threshold_pct, buf,
+					    sizeof(buf)));
+			strbuf_addch(out, '\n');
+			continue;
+		}
+		wrapf(out, "", "", "Noise floor of %s on %s, from %d A/A "
+		      "calibration%s: %lld false alarm%s in %lld resampled A/A "
+		      "runs of the design (target %g%%), %lld in %lld real A/A "
+		      "comparisons. A change within each primary metric's "
+		      "threshold is no-change:", r->arch, host,
+		      n->calibrations, n->calibrations == 1 ? "" : "s",
+		      n->false_alarms, n->false_alarms == 1 ? "" : "s",
+		      n->comparisons, n->target * 100, n->real_false_alarms,
+		      n->real);
+		strbuf_addch(out, '\n');
+		for (j = 0; j < s->ncmp; j++)
+			if (s->cmp[j].run_id == r->id &&
+			    primary(s, &s->cmp[j]))
+				noise_metric(s, rs, &s->cmp[j], out);
+		strbuf_addch(out, '\n');
+	}
+}
+
 static void lead_no_change(const struct report_series *s,
+			   const struct report_settings *rs,
 			   struct strbuf *out)
 {
 	size_t i, np = 0;
@@ -722,11 +813,7 @@ static void lead_no_change(const struct report_series *s,
 		strbuf_release(&line);
 	}
 	strbuf_addch(out, '\n');
-	wrap(out, "", "", "Noise floor: the hosts have no A/A calibration "
-	     "yet, so their false-alarm rate is not measured; the threshold "
-	     "below which a change is called no-change is the configured "
-	     "one.");
-	strbuf_addch(out, '\n');
+	noise_floor(s, rs, out);
 }
 
 /*
@@ -1206,7 +1293,7 @@ void report_render(const struct report_series *s,
 				 b);
 		break;
 	case REPORT_NO_CHANGE:
-		lead_no_change(s, b);
+		lead_no_change(s, rs, b);
 		break;
 	case REPORT_INCONCLUSIVE:
 		lead_inconclusive(s, rs, b);

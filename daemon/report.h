@@ -64,6 +64,20 @@ struct report_comparison {
 	const char *verdict;	/* stats_verdict_str() */
 	const char *flags;	/* "", "noisy", "noisy,suspicious" */
 	int is_primary;
+	double threshold_pct;	/* decided at; NAN when not recorded */
+	long long calibration_id;	/* whose threshold; 0 = configured */
+	double noise_cv;	/* that calibration's CV of it; NAN */
+};
+
+/*
+ * The A/A calibrations a run's hosts had (run_calibration), their
+ * published false alarms summed over them; calibrations 0: none.
+ */
+struct report_noise {
+	int calibrations;
+	long long comparisons, false_alarms;	/* resampled A/A runs */
+	long long real, real_false_alarms;	/* real A/A comparisons */
+	double target;				/* the rate aimed at */
 };
 
 /* The run an arch's comparisons come from. */
@@ -80,6 +94,7 @@ struct report_run {
 	int rounds;
 	int ok[2], failed[2];	/* boots per side: [0] base, [1] patched */
 	const char *config_hash;	/* the patched build's .config */
+	struct report_noise noise;	/* its hosts' calibrations */
 };
 
 /* The comparisons of an earlier version of the series. */

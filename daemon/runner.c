@@ -431,6 +431,7 @@ int runner_run(const struct runner_spec *spec, struct runner_host *hosts,
 
 	memset(rep, 0, sizeof(*rep));
 	analyze_set_init(&rep->set);
+	rep->set.calib = spec->calib;
 	if (!spec->kernel[0] || !spec->kernel[1] || !spec->log_dir ||
 	    !spec->plan_cmdline || !nhosts)
 		return error("runner", "a spec needs two kernels, a plan, a "

@@ -67,6 +67,10 @@ struct runner_spec {
 	size_t pairs_per_round;	/* 0 = 2, one ABBA block */
 	size_t max_per_side;	/* budget; 0 = 10 */
 	struct stats_opts stats;	/* threshold, alpha (the overall one) */
+	/* The hosts' calibrations (calib.h), or NULL: each look raises a
+	 * metric's threshold and takes its noise reference from them
+	 * (analyze_set.calib).  Read under the runner's lock. */
+	const struct calib_table *calib;
 	const char *log_dir;	/* console logs; required */
 	/* Both called with the runner's process-wide lock held, so never
 	 * at once, not even for two runs. */

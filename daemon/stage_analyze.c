@@ -1,8 +1,10 @@
 /*
  * stage_analyze.c - the analyze stage of the pipeline (see
- * stage_analyze.h).  No SQL here (db_analyze.c) and no statistics
- * (analyze.c, stats.c): this file chooses the runs, says why one cannot
- * be analysed, and turns results into rows.
+ * stage_analyze.h).  No SQL here (db_analyze.c, db_calib.c) and no
+ * statistics (analyze.c, stats.c, calib.c): this file chooses the runs,
+ * gives each the thresholds and noise references of the calibrations
+ * its looks used, says why one cannot be analysed, and turns results
+ * into rows.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -10,8 +12,10 @@
 
 #include "alloc.h"
 #include "analyze.h"
+#include "calib.h"
 #include "config.h"
 #include "db_analyze.h"
+#include "db_calib.h"
 #include "jobq.h"
 #include "log.h"
 #include "options.h"
@@ -117,6 +121,8 @@ static struct db_comparison *rows_of(const struct db_analyze_run *runs,
 			c->p_holm = m->p_holm;
 			c->verdict = stats_verdict_str(r->verdict);
 			c->flags = analyze_flags_str(r->flags);
+			c->threshold_pct = m->threshold * 100;
+			c->calibration_id = m->calibration_id;
 		}
 	*n = total;
 	return rows;
@@ -133,6 +139,7 @@ static int analyze_run(struct pipeline_ctx *ctx,
 {
 	struct feed f = { set, STRBUF_INIT };
 	struct stats_opts ro = *o;
+	struct calib_table calib;
 	int rc;
 
 	unusable(r, reason);
@@ -152,9 +159,19 @@ static int analyze_run(struct pipeline_ctx *ctx,
 		return 0;
 	}
 	ro.repeatable = r->repeatable;
-	/* An adaptive run is tested as its last look tested it. */
-	return analyze_set_final(set, &ro, r->alpha, r->max_per_side,
-				 r->looks, r->nlooks) ? -2 : 0;
+	/* An adaptive run is tested as its last look tested it, each
+	 * metric at the threshold and noise reference its looks had. */
+	calib_table_init(&calib);
+	if (db_calib_for_run(ctx->db, r->id, &calib)) {
+		calib_table_release(&calib);
+		return -1;
+	}
+	set->calib = &calib;
+	rc = analyze_set_final(set, &ro, r->alpha, r->max_per_side,
+			       r->looks, r->nlooks) ? -2 : 0;
+	set->calib = NULL;
+	calib_table_release(&calib);
+	return rc;
 }
 
 enum pipeline_result stage_analyze(struct pipeline_ctx *ctx,

@@ -7,7 +7,9 @@
 #include <sys/random.h>
 
 #include "build.h"
+#include "calib.h"
 #include "config.h"
+#include "db_calib.h"
 #include "db_run.h"
 #include "fs.h"
 #include "guest_image.h"
@@ -32,6 +34,7 @@ struct run_state {
 	size_t ok[2];			/* complete boots per side */
 	size_t kernel_failed[2];	/* failures of the guest, not the host */
 	struct strbuf last_failure[2];	/* why the last failed boot failed */
+	struct calib_table calib;	/* the hosts' calibrations */
 	int db_failed;
 };
 
@@ -82,30 +85,6 @@ static void on_boot(void *opaque, const struct runner_boot *b)
 			       b->complete ? NULL : b->reason,
 			       b->vm->domain, ms, b->samples, b->nrecords))
 		st->db_failed = 1;
-}
-
-/* The plan configured for arch and accel, loaded into *pf. */
-static int plan_load(const struct config *cfg, const struct arch *arch,
-		     enum arch_accel accel, struct plan_file *pf,
-		     struct strbuf *reason)
-{
-	const char *path = cfg->plans[arch_index(arch)][accel];
-	struct strbuf dflt = STRBUF_INIT, err = STRBUF_INIT;
-	int ret = 0;
-
-	if (!path) {
-		strbuf_addf(&dflt, "%s/plans/default-%s.plan",
-			    KREGRESS_DATADIR, arch_accel_str(accel));
-		path = dflt.buf;
-	}
-	if (plan_file_load(pf, path, &err)) {
-		strbuf_addf(reason, "%s: the plan cannot be used: %s",
-			    arch->name, err.buf);
-		ret = -1;
-	}
-	strbuf_release(&dflt);
-	strbuf_release(&err);
-	return ret;
 }
 
 /*
@@ -212,6 +191,7 @@ static enum pipeline_result run_arch(struct pipeline_ctx *ctx,
 	memset(&st, 0, sizeof(st));
 	strbuf_init(&st.last_failure[0]);
 	strbuf_init(&st.last_failure[1]);
+	calib_table_init(&st.calib);
 	stage_report_run_started(ctx, job->series_id, name);
 	ret = db_run_images(ctx->db, job->series_id, name, &im);
 	if (ret) {
@@ -243,7 +223,8 @@ static enum pipeline_result run_arch(struct pipeline_ctx *ctx,
 		goto out;
 	}
 	memset(&spec, 0, sizeof(spec));
-	if (plan_load(cfg, arch, set.accel, &pf, &out->reason) ||
+	if (plan_file_load_configured(&pf, cfg, arch, set.accel,
+				      &out->reason) ||
 	    kernels_fit_plan(&im, &pf, name, out))
 		goto out;
 	if (pf.plan->clock == PLAN_CLOCK_INSTRUCTIONS &&
@@ -276,7 +257,10 @@ static enum pipeline_result run_arch(struct pipeline_ctx *ctx,
 	design.plan = pf.cmdline.buf;
 	design.alpha = cfg->stats.alpha;
 	design.max_per_side = (unsigned int)spec.max_per_side;
-	if (db_run_start(ctx->db, &design, &st.run_id)) {
+	if (db_run_start(ctx->db, &design, &st.run_id) ||
+	    db_calib_link_run(ctx->db, st.run_id, set.ids, set.n, name,
+			      design.accel, design.clock, design.plan) ||
+	    db_calib_for_run(ctx->db, st.run_id, &st.calib)) {
 		r = PIPELINE_RETRY;
 		strbuf_addstr(&out->reason, "storing the run failed");
 		goto out;
@@ -302,6 +286,7 @@ static enum pipeline_result run_arch(struct pipeline_ctx *ctx,
 	spec.log_dir = dir.buf;
 	spec.on_start = on_start;
 	spec.on_boot = on_boot;
+	spec.calib = &st.calib;
 	spec.opaque = &st;
 	spec.stop = ctx->stop;
 	log_info("run", "series %lld: %s run %lld on %zu %s host%s, seed "
@@ -347,6 +332,7 @@ out:
 	hosts_set_release(ctx->db, &set);
 	strbuf_release(&st.last_failure[0]);
 	strbuf_release(&st.last_failure[1]);
+	calib_table_release(&st.calib);
 	strbuf_release(&dir);
 	plan_file_release(&pf);
 	free(initrd);

@@ -4,6 +4,7 @@
  * whether it runs once per arch, its function (NULL: not written), when
  * its failure queues a report job, and its jobs' attempts.
  */
+#include "calibrate.h"
 #include "jobq.h"
 #include "stage_analyze.h"
 #include "stage_apply.h"
@@ -26,5 +27,8 @@ const struct pipeline_stage stage_table[] = {
 	  stage_analyze, 2, 0 },
 	{ "report", "reporting", "done", "failed", NULL, 0, stage_report, 0,
 	  STAGE_REPORT_ATTEMPTS },
+	/* Not a series' stage: a job of its own, per arch (calibrate.h). */
+	{ "calibrate", "calibrating", "calibrated", "failed", NULL, 1,
+	  stage_calibrate, 0, 0 },
 	{ NULL, NULL, NULL, NULL, NULL, 0, NULL, 0, 0 },
 };

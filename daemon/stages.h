@@ -11,7 +11,8 @@
 
 #include "pipeline.h"
 
-/* fetch, apply, build, run, analyze, report; ends with a NULL kind. */
+/* fetch, apply, build, run, analyze, report, then calibrate (a job of
+ * its own, of no series); ends with a NULL kind. */
 extern const struct pipeline_stage stage_table[];
 
 #endif

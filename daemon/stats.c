@@ -1270,21 +1270,67 @@ static void result_init(struct stats_result *r, const struct stats_opts *o)
 }
 
 /*
+ * Noisier than the host's A/A calibration: a side's variance above the
+ * calibration's by more than the F distribution allows at this level
+ * (CVs of one metric stand for its sds), and a CV of at least a tenth of
+ * the threshold (smaller noise cannot move a verdict across it).
+ */
+#define NOISY_REF_P	0.001
+
+static int above_ref(const struct stats_opts *o, double cv, size_t n)
+{
+	double f;
+
+	if (!(cv > o->threshold / 10) || n < 2)
+		return 0;
+	f = gsl_cdf_fdist_Qinv(NOISY_REF_P, (double)n - 1,
+			       (double)o->ref_n - 1);
+	return cv > o->ref_cv * sqrt(f);
+}
+
+/* The noisy flag: against the calibration when there is one. */
+static void flag_noise(struct stats_result *r, const struct stats_opts *o,
+		       size_t nb, size_t nn)
+{
+	double cb = r->cv_base, cn = r->cv_new;
+	int b, n;
+
+	if (o->ref_n < 2) {
+		if (cb > o->noisy_cv || cn > o->noisy_cv) {
+			r->flags |= STATS_FLAG_NOISY;
+			why_add(r, "noisy: CV %.1f%% base, %.1f%% new",
+				cb * 100, cn * 100);
+		}
+		return;
+	}
+	b = above_ref(o, cb, nb);
+	n = above_ref(o, cn, nn);
+	if (b || n) {
+		r->flags |= STATS_FLAG_NOISY;
+		why_add(r, "noisy: CV %.2f%% %s, above the %.2f%% of the "
+			"host's A/A calibration (%zu boots)",
+			(b ? cb : cn) * 100, b && n ? "base (and new)" :
+			b ? "base" : "new", o->ref_cv * 100, o->ref_n);
+	}
+	if (o->ref_failed) {
+		r->flags |= STATS_FLAG_NOISY;
+		why_add(r, "noisy: the host's A/A calibration of this metric "
+			"saw more false alarms than its target");
+	}
+}
+
+/*
  * Noise and plausibility flags from the two coefficients of variation:
- * high CV, a CV ratio beyond noisy_cv_ratio with 10+ samples per side
- * (noisy), a CV ratio beyond suspicious_cv_ratio or no variation at all
- * (suspicious).
+ * noisy (flag_noise()), a CV ratio beyond noisy_cv_ratio with 10+
+ * samples per side (noisy), a CV ratio beyond suspicious_cv_ratio or no
+ * variation at all (suspicious).
  */
 static void flag_cv(struct stats_result *r, const struct stats_opts *o,
 		    size_t nb, size_t nn)
 {
 	double cb = r->cv_base, cn = r->cv_new;
 
-	if (cb > o->noisy_cv || cn > o->noisy_cv) {
-		r->flags |= STATS_FLAG_NOISY;
-		why_add(r, "noisy: CV %.1f%% base, %.1f%% new", cb * 100,
-			cn * 100);
-	}
+	flag_noise(r, o, nb, nn);
 	if (isnan(cb) || isnan(cn) || o->repeatable)
 		return;
 	if ((cb == 0 && nb > 1) || (cn == 0 && nn > 1)) {
@@ -1502,7 +1548,9 @@ int stats_compare_samples(const double *base, size_t nb, const double *new,
 		goto out;
 	}
 	flag_cv(r, o, nb, nn);
-	for (i = 0; i < 2; i++) {
+	/* A calibration's resampling saw the host's modes: its threshold
+	 * accounts for them, and a mode count is not news. */
+	for (i = 0; i < 2 && o->ref_n < 2; i++) {
 		size_t n = i ? nn : nb;
 
 		if (n >= 10 && bimodality(i ? new : base, n) > 5.0 / 9) {

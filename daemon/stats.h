@@ -54,6 +54,16 @@ struct stats_opts {
 	 * values are what it gives, not a sign of a coarse timer, so a
 	 * small or zero sd is never "suspicious". */
 	int repeatable;
+	/* The host's A/A calibration of this metric (calib.h), when there
+	 * is one: "noisy" then means noisier than the host is (a CV above
+	 * ref_cv by more than chance allows, and above a tenth of the
+	 * threshold), not a CV above noisy_cv or a look of several modes
+	 * (the calibration saw the host's modes); ref_failed, the
+	 * calibration saw more false alarms than its target, is noisy
+	 * too. */
+	size_t ref_n;		/* boots behind ref_cv; 0 = no calibration */
+	double ref_cv;
+	int ref_failed;
 	enum stats_direction direction;
 };
 

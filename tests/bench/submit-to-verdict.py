@@ -8,10 +8,20 @@ every 0.2 s until the series is final.  Prints, per stage and arch, when it
 started and how long it took, each build's and run's own figures, the boots
 per side each run needed and the median boot time of each plan.
 
-    submit-to-verdict.py --cache DIR [--budget N] [--series MBOX]
+    submit-to-verdict.py --cache DIR [--budget N] [--series MBOX]...
+                         [--clock instructions|real] [--calibrated]
+                         [--calibration-boots N]
+
+Each --series is timed in turn, on the same daemon (default the bundled
+move-pud-revert.mbox; tests/fixtures/examples/comment-only.mbox is a
+change that should change nothing).
 
 --cache DIR is the build cache (KREGRESS_CACHE): an empty directory gives
 a cold run (no base build, no ccache), the same directory again a warm one.
+--clock real boots the TCG plans with `clock real` instead of the shipped
+instruction time.  --calibrated first takes the first series through once, waits
+until the idle daemon has calibrated every host (calibration.idle_s 0) and
+then times a second submission of it: warm in builds and calibration.
 Needs root, libvirtd, the imported tree (make check's slow tests make it).
 Environment: KREGRESS_BUILD, KREGRESS_SRC (make bench sets them).
 """
@@ -34,7 +44,16 @@ FINAL = ("done", "fetch-failed", "incomplete", "does-not-apply",
          "build-failed", "boot-failed", "failed")
 
 
-def config(tmp, budget):
+def plain_tcg(tmp, path):
+    """The plan at path with `clock real` for `clock instructions`."""
+    text = open(path).read()
+    out = os.path.join(tmp, "real-" + os.path.basename(path))
+    open(out, "w").write(text.replace("\nclock instructions\n",
+                                      "\nclock real\n"))
+    return out
+
+
+def config(tmp, budget, a):
     with open(os.path.join(SRC, "config.example.json")) as f:
         c = json.load(f)
     c["state_dir"] = os.path.join(tmp, "state")
@@ -47,8 +66,14 @@ def config(tmp, budget):
     for arch in c["plans"].values():
         for accel in arch:
             arch[accel] = os.path.join(SRC, arch[accel])
+            if accel == "tcg" and a.clock == "real":
+                arch[accel] = plain_tcg(tmp, arch[accel])
     if budget:
         c["stats"]["max_boots_per_side"] = budget
+    if a.calibrated:
+        c["calibration"]["idle_s"] = 0
+    if a.calibration_boots:
+        c["calibration"]["boots_per_side"] = a.calibration_boots
     path = os.path.join(tmp, "config.json")
     with open(path, "w") as f:
         json.dump(c, f)
@@ -59,16 +84,21 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--cache", required=True)
     ap.add_argument("--budget", type=int, default=0)
-    ap.add_argument("--series", default=os.path.join(
-        SRC, "tests/fixtures/examples/move-pud-revert.mbox"))
+    ap.add_argument("--series", action="append")
     ap.add_argument("--timeout", type=int, default=7200)
+    ap.add_argument("--clock", choices=("instructions", "real"),
+                    default="instructions")
+    ap.add_argument("--calibrated", action="store_true")
+    ap.add_argument("--calibration-boots", type=int, default=0)
     a = ap.parse_args()
+    a.series = a.series or [os.path.join(
+        SRC, "tests/fixtures/examples/move-pud-revert.mbox")]
     if not os.path.isdir(os.path.join(TREE, ".git")):
         print("submit-to-verdict: no tree at %s; skipped" % TREE)
         return 0
     tmp = tempfile.mkdtemp(prefix="submit-to-verdict.")
     os.chmod(tmp, 0o755)
-    cfg = config(tmp, a.budget)
+    cfg = config(tmp, a.budget, a)
     env = dict(os.environ, KREGRESS_CACHE=a.cache,
                KREGRESS_CONFIG_DIR=os.path.join(SRC, "builders/configs"),
                KREGRESS_VM_PREFIX="kregress-bench%d-" % os.getpid(),
@@ -100,17 +130,62 @@ def ready_port(log_path, d):
     sys.exit("submit-to-verdict: kregressd did not get ready; see " + log_path)
 
 
-def watch(a, tmp, port, env, d):
-    db_path = os.path.join(tmp, "state", "kregress.db")
-    t0 = time.monotonic()
+def submit(path, port, env):
     out = subprocess.run(
         [os.path.join(BUILD, "kregress"), "submit", "--server",
-         "http://127.0.0.1:%d" % port, a.series],
+         "http://127.0.0.1:%d" % port, path],
         env=env, capture_output=True, text=True)
     if out.returncode:
         sys.exit("submit-to-verdict: submit failed: " + out.stderr)
-    sid = int(out.stdout.split()[2])
+    return int(out.stdout.split()[2])
+
+
+def warm_up(a, db, port, env):
+    """The first series once, then the idle daemon's calibrations,
+    untimed."""
+    t0 = time.monotonic()
+    sid = submit(a.series[0], port, env)
+    while time.monotonic() - t0 < a.timeout:
+        st = db.execute("SELECT status FROM series WHERE id = ?",
+                        (sid,)).fetchone()[0]
+        hosts = db.execute("SELECT count(*) FROM host").fetchone()[0]
+        done = db.execute("SELECT count(DISTINCT host_id) FROM calibration "
+                          "WHERE status IN ('done', 'failed')").fetchone()[0]
+        if st in FINAL and hosts and done >= hosts:
+            break
+        time.sleep(1)
+    print("warm-up: series %d %s, calibrations in %.0f s:" % (
+        sid, st, time.monotonic() - t0))
+    for row in db.execute(
+            "SELECT c.id, h.name, c.arch, c.clock, c.status, c.reason, "
+            "(SELECT count(*) FROM boot WHERE calibration_id = c.id AND "
+            "status = 'ok'), c.boot_ms, (SELECT printf('%.3g..%.3g', "
+            "min(threshold_pct), max(threshold_pct)) FROM "
+            "calibration_metric WHERE calibration_id = c.id AND "
+            "is_primary) FROM calibration c JOIN host h ON "
+            "h.id = c.host_id ORDER BY c.id"):
+        print("  calibration %d %s %s %s: %s (%s), %d boots, median boot "
+              "%.1f s, primary thresholds %s%%" % (
+                  row[0], row[1], row[2], row[3], row[4], row[5], row[6],
+                  (row[7] or 0) / 1000, row[8]))
+
+
+def watch(a, tmp, port, env, d):
+    db_path = os.path.join(tmp, "state", "kregress.db")
     db = sqlite3.connect(db_path, timeout=10)
+    if a.calibrated:
+        warm_up(a, db, port, env)
+    ret = 0
+    for path in a.series:
+        print("== %s" % os.path.basename(path))
+        ret |= measure(a, db, port, env, path)
+    return ret
+
+
+def measure(a, db, port, env, path):
+    """Submit -> final for one series, with its stages and runs."""
+    t0 = time.monotonic()
+    sid = submit(path, port, env)
     seen = {}          # (kind, arch) -> [first running, first done]
     status = None
     while time.monotonic() - t0 < a.timeout:
@@ -159,10 +234,21 @@ def watch(a, tmp, port, env, d):
             "SELECT duration_ms FROM boot WHERE run_id = ? AND "
             "status = 'ok'", (rid,)))
         med = ms[len(ms) // 2] / 1000 if ms else 0
+        thr = db.execute(
+            "SELECT printf('%.3g..%.3g', min(threshold_pct), "
+            "max(threshold_pct)), count(DISTINCT calibration_id) FROM "
+            "comparison WHERE run_id = ? AND is_primary", (rid,)).fetchone()
         print("run %d %-7s %s %s time: %s after %d rounds; boots base %d, "
-              "patched %d; median boot %.1f s" % (
+              "patched %d; median boot %.1f s; primary thresholds %s%% "
+              "(%s)" % (
                   rid, arch, accel, clock, st, rounds, per.get("base", 0),
-                  per.get("patched", 0), med))
+                  per.get("patched", 0), med, thr[0],
+                  "calibrated" if thr[1] else "configured"))
+        print("  primary verdicts: %s" % ", ".join(
+            "%d %s" % (n, v) for v, n in db.execute(
+                "SELECT verdict, count(*) FROM comparison WHERE run_id = ? "
+                "AND is_primary GROUP BY verdict ORDER BY count(*) DESC",
+                (rid,))))
     for arch, verdict, chg, lo, hi in db.execute(
             "SELECT arch, verdict, change_pct, ci_low_pct, ci_high_pct "
             "FROM comparison WHERE series_id = ? AND metric = 'move_pud'",

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "analyze.h"
+#include "calib.h"
 #include "sample.h"
 #include "strbuf.h"
 #include "tap.h"
@@ -167,6 +168,45 @@ static void test_decided_after_holm(void)
 	analyze_set_release(&s);
 }
 
+/*
+ * The calibrations of a run's hosts: a metric the host resolves only to
+ * 30% is decided at 30%, and says so; one they do not know keeps the
+ * configured threshold.
+ */
+static void calibrated(struct strbuf *err)
+{
+	struct calib_entry e = { "w coarse {}", 7, 0.30, 0.05, 16, 0 };
+	struct calib_table t;
+	struct analyze_set s;
+	struct stats_opts o;
+	int b, k, r = 0;
+
+	calib_table_init(&t);
+	calib_table_add(&t, &e);
+	analyze_set_init(&s);
+	for (k = 0; k < 2; k++)
+		for (b = 0; b < 16; b++)
+			r |= add(&s, k ? "fine" : "coarse", "{}", b % 2 ?
+				 ANALYZE_PATCHED : ANALYZE_BASE, b + 1,
+				 (b % 2 ? 120 : 100) + b / 2 % 3, err);
+	analyze_set_finish(&s);
+	is_int(r, 0, "two metrics, +20%%, 8 boots a side");
+	stats_opts_init(&o);
+	o.bootstrap = 0;
+	s.calib = &t;
+	is_int(analyze_set_compare(&s, &o), 0, "compared with a calibration");
+	is_str(stats_verdict_str(s.m[0].r.verdict), "minor",
+	       "+20%% where the host resolves 30%%: minor");
+	ok(s.m[0].threshold == 0.30 && s.m[0].calibration_id == 7,
+	   "... decided at 30%%, from calibration 7");
+	is_str(stats_verdict_str(s.m[1].r.verdict), "regression",
+	       "the metric the calibration does not know: a regression");
+	ok(s.m[1].threshold == 0.03 && s.m[1].calibration_id == 0,
+	   "... at the configured 3%%, no calibration");
+	analyze_set_release(&s);
+	calib_table_release(&t);
+}
+
 int main(void)
 {
 	struct strbuf err = STRBUF_INIT;
@@ -270,6 +310,7 @@ int main(void)
 	       "noisy,suspicious", "flags as stored");
 	for (i = 0; i < 2; i++)
 		analyze_set_release(&sets[i]);
+	calibrated(&err);
 	strbuf_release(&err);
 	test_final_is_last_look();
 	test_decided_after_holm();

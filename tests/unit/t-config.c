@@ -141,6 +141,12 @@ static void test_defaults(void)
 	is_str(cfg->url_allowlist[0], "https://lore.kernel.org/", "lore");
 	is_double(cfg->stats.alpha, 0.05, 1e-12, "default alpha");
 	is_int(cfg->stats.min_samples, 5, "default min_samples");
+	ok(cfg->calibration.enabled && cfg->calibration.interval_s ==
+	   7 * 86400 && cfg->calibration.idle_s == 300 &&
+	   cfg->calibration.boots_per_side == 8 &&
+	   cfg->calibration.simulations == 1000,
+	   "calibration by default: weekly, after 300 s idle, 8 boots a side, "
+	   "1000 resampled runs");
 	is_int(cfg->mail.policy, CONFIG_MAIL_OUTBOX, "outbox by default");
 	is_str(cfg->mail.outbox_dir, "/var/lib/kregress/outbox",
 	       "outbox under state_dir");
@@ -253,6 +259,14 @@ static void test_bad(void)
 	bad("{\"stats\": {\"min_samples\": 10, \"max_boots_per_side\": 5}}",
 	    "config.json: stats.max_boots_per_side: smaller than "
 	    "min_samples", "max boots below min samples");
+	bad("{\"calibration\": {\"boots_per_side\": 1}}", "config.json: "
+	    "calibration.boots_per_side: 1 is out of range (2 to 1000)",
+	    "one boot a side cannot calibrate");
+	bad("{\"calibration\": {\"enabled\": \"yes\"}}", "config.json: "
+	    "calibration.enabled: expected a boolean, not a string",
+	    "a string for a boolean");
+	bad("{\"calibration\": {\"every\": 1}}", "config.json: "
+	    "calibration.every: unknown key", "unknown calibration key");
 	bad("{\"stats\": {\"fdr_method\": true}}", "config.json: "
 	    "stats.fdr_method: expected a string, not a boolean",
 	    "boolean for a string");

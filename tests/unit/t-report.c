@@ -555,11 +555,62 @@ static void test_scan(void)
 	strbuf_release(&files);
 }
 
+/*
+ * A no-change report gives the noise floor the host's A/A calibration
+ * measured: its false alarms and each primary metric's threshold, the
+ * calibrated one where the host cannot resolve the configured 3%; a run
+ * whose host has no calibration says so.
+ */
+static void test_noise_floor(void)
+{
+	struct report_comparison c[3];
+	struct report_series s;
+	struct report_mail m;
+
+	c[0] = row("x86_64", 1, "move_pud", 0.1, -0.4, 0.6, 0.7, 1,
+		   "no-change");
+	c[0].threshold_pct = 3;
+	c[0].calibration_id = 5;
+	c[0].noise_cv = 0.0002;
+	c[1] = row("x86_64", 1, "move_pmd", 4.2, -9.1, 12.6, 0.4, 1,
+		   "no-change");
+	c[1].threshold_pct = 18.75;
+	c[1].calibration_id = 5;
+	c[1].noise_cv = 0.061;
+	c[2] = row("arm64", 2, "move_pud", -0.2, -0.9, 0.5, 0.5, 1,
+		   "no-change");
+	c[2].threshold_pct = 3;
+	runs[0].noise.calibrations = 1;
+	runs[0].noise.comparisons = 2000;
+	runs[0].noise.false_alarms = 3;
+	runs[0].noise.real = 4;
+	runs[0].noise.target = 0.01;
+	s = series(c, 3);
+	render(&s, REPORT_NO_CHANGE, NULL, &m);
+	ok(has(m.body.buf, "Noise floor of x86_64 on local, from 1 A/A "
+	       "calibration: 3 false alarms in 2000 resampled A/A runs of the "
+	       "design (target 1%), 0 in 4 real A/A comparisons."),
+	   "the host's published false alarms");
+	ok(strstr(m.body.buf, "  x86_64 mremap/move_pmd: +-18.8% (what the "
+		  "host resolves; A/A CV 6.1%)\n") != NULL,
+	   "a metric the host resolves to 18.75%%: its threshold, rounded up");
+	ok(strstr(m.body.buf, "  x86_64 mremap/move_pud: +-3% (configured; "
+		  "A/A CV 0.02%)\n") != NULL,
+	   "one it resolves within the configured 3%%");
+	ok(has(m.body.buf, "Noise floor of arm64 on arm: no A/A calibration "
+	       "yet") && !has(m.body.buf, "the hosts have no A/A calibration"),
+	   "the uncalibrated run says so, alone");
+	ok(widest_line(m.body.buf) <= 78, "78 columns");
+	report_mail_release(&m);
+	memset(&runs[0].noise, 0, sizeof(runs[0].noise));
+}
+
 int main(void)
 {
 	test_kinds();
 	test_regression_mail();
 	test_other_kinds();
+	test_noise_floor();
 	test_checks();
 	test_scan();
 	return done_testing();

@@ -859,9 +859,64 @@ static void repeatable(void)
 	   "is still suspicious (a coarse timer)");
 }
 
+/* The noisy flag against a host's A/A calibration (stats.h, ref_*). */
+static void calibrated(void)
+{
+	/* CV about 16%, the same on both sides */
+	static const double b[10] = {
+		80, 120, 95, 105, 70, 130, 100, 90, 110, 100,
+	};
+	static const double n[10] = {
+		82, 122, 97, 107, 72, 132, 102, 92, 112, 102,
+	};
+	/* two values, half and half: "multi-modal" */
+	static const double two[20] = {
+		100, 103, 100, 103, 100, 103, 100, 103, 100, 103,
+		100, 103, 100, 103, 100, 103, 100, 103, 100, 103,
+	};
+	struct stats_result r;
+	struct stats_opts o;
+
+	stats_opts_init(&o);
+	stats_compare_samples(b, 10, n, 10, &o, &r);
+	ok(r.flags & STATS_FLAG_NOISY, "no calibration: CV %.0f%% is noisy "
+	   "(above noisy_cv)", r.cv_base * 100);
+	o.ref_n = 16;
+	o.ref_cv = 0.15;
+	stats_compare_samples(b, 10, n, 10, &o, &r);
+	ok(!(r.flags & STATS_FLAG_NOISY), "a host whose A/A CV is 15%%: not "
+	   "noisy for that host (%s)", r.why);
+	o.ref_cv = 0.04;
+	stats_compare_samples(b, 10, n, 10, &o, &r);
+	ok((r.flags & STATS_FLAG_NOISY) && strstr(r.why, "above the 4.00% "
+	   "of the host's A/A calibration (16 boots)"),
+	   "a host whose A/A CV is 4%%: noisy, and says so: %s", r.why);
+	o.ref_cv = 0;
+	o.threshold = 2;
+	stats_compare_samples(b, 10, n, 10, &o, &r);
+	ok(!(r.flags & STATS_FLAG_NOISY), "noise below a tenth of the "
+	   "threshold (200%%) is never noisy, even against a CV of 0");
+	o.threshold = 0.03;
+	o.ref_cv = 0.15;
+	o.ref_failed = 1;
+	stats_compare_samples(b, 10, n, 10, &o, &r);
+	ok((r.flags & STATS_FLAG_NOISY) && strstr(r.why, "more false alarms"),
+	   "a calibration that failed its target: noisy (%s)", r.why);
+	stats_opts_init(&o);
+	stats_compare_samples(two, 20, two, 20, &o, &r);
+	ok((r.flags & STATS_FLAG_NOISY) && strstr(r.why, "multi-modal"),
+	   "no calibration: two values half and half look multi-modal");
+	o.ref_n = 16;
+	o.ref_cv = 0.015;
+	stats_compare_samples(two, 20, two, 20, &o, &r);
+	ok(!(r.flags & STATS_FLAG_NOISY), "with one, whose resampling saw "
+	   "those modes: not noisy (%s)", r.why);
+}
+
 int main(void)
 {
 	golden();
+	calibrated();
 	repeatable();
 	agreement();
 	unbalanced();

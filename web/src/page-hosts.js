@@ -1,7 +1,7 @@
 // page-hosts.js - each host: probe, health, capacity, calibration.
 import { get } from './api.js';
 import { h, fill, errorBox } from './dom.js';
-import { time } from './fmt.js';
+import { time, clockLabel, num } from './fmt.js';
 
 export async function render(main) {
 	document.title = 'Hosts · kregress';
@@ -30,9 +30,48 @@ export async function render(main) {
 		  h('div', { class: 'sub' }, x.health_reason || '')]),
 		h('td', {}, x.running + ' of ' + x.capacity + ' running'),
 		h('td', {}, x.boots),
-		h('td', {}, x.calibration ? JSON.stringify(x.calibration) :
-		  h('span', { class: 'muted' }, 'none recorded yet')))));
+		h('td', {}, calibration(x.calibration)))));
 	if (!r.items.length)
 		body.append(h('tr', {}, h('td', { colspan: 8, class: 'muted' },
 			'No host has been used yet.')));
+}
+
+// "K of N" false alarms.
+function alarms(f) {
+	return f.false_alarms + ' of ' + f.comparisons;
+}
+
+// One current calibration (db_calib.h's C): what it found on the
+// primary metrics and the false alarms the host publishes.
+function current(c) {
+	const prim = c.metrics.filter((m) => m.is_primary);
+	const thr = prim.map((m) => m.threshold_pct);
+	const cvs = prim.map((m) => m.cv).filter((v) => v !== null)
+		.sort((a, b) => a - b);
+	const f = c.false_alarms;
+	return h('div', {}, h('strong', {}, c.arch + ', ' +
+		  clockLabel(c.clock)),
+		' (' + c.boots_per_side + ' boots a side)',
+		h('div', { class: 'sub' }, 'primary metrics: threshold ' +
+		  (thr.length ? '±' + num(Math.min(...thr)) + '–' +
+		   num(Math.max(...thr)) + '%' : '—') + ', median CV ' +
+		  (cvs.length ? num(100 * cvs[cvs.length >> 1]) + '%' : '—')),
+		h('div', { class: 'sub' }, 'false alarms: simulated ' +
+		  alarms(f.simulated) + ', real ' + alarms(f.real) + ' (' +
+		  f.real.calibrations + ' calibrations); target ≤ ' +
+		  num(100 * f.target) + '% a metric'),
+		h('div', { class: 'sub' }, 'done ', time(c.finished_at)));
+}
+
+// A host's calibration object of GET /api/v1/hosts, or null.
+function calibration(cal) {
+	if (!cal)
+		return h('span', { class: 'muted' }, 'none recorded yet');
+	const out = cal.current.map(current);
+	const l = cal.last;
+	if (l && l.status !== 'done')
+		out.push(h('div', { class: 'sub' }, 'last: ' + l.arch + ' ' +
+			   l.status + (l.status_reason ? ': ' +
+			   l.status_reason : '')));
+	return out;
 }
