@@ -195,8 +195,9 @@ enum analyze_next {
  * all of them when none is primary) has a decisive verdict (regression,
  * improvement, minor, no-change), a regression or improvement only with
  * p below alpha / k for the k of them that have a p (so that Holm over
- * them, as analyze_adjust() takes it, confirms it), ANALYZE_BUDGET when n reached the
- * budget first, ANALYZE_MORE otherwise (and for an empty set).  -1 as
+ * them, as analyze_adjust() takes it, confirms it), ANALYZE_BUDGET when
+ * n reached the budget first, ANALYZE_MORE otherwise (and for an empty
+ * set).  -1 as
  * for analyze_set_compare(); an uncompared metric is not decisive.
  */
 int analyze_set_look(struct analyze_set *s, struct stats_seq *seq, size_t n,

@@ -1139,10 +1139,11 @@ int cli_results_print(json_t *doc, long long id, int json)
 	       "interval at 1 - alpha that inverts the Mann-Whitney test; P: "
 	       "that test on the\nper-boot medians (pairs of equal values "
 	       "count for no change): P < alpha exactly when\nthe CI excludes "
-	       "0; P ADJ: adjusted over the series' metrics by "
-	       "stats.fdr_method;\nP HOLM: Holm-adjusted, what an e-mail "
-	       "report goes by; *: a primary metric, what its\nworkload "
-	       "measures (a run stops when these are decided)\n");
+	       "0; P ADJ: adjusted over the run's metrics by "
+	       "stats.fdr_method;\nP HOLM: Holm-adjusted within the run (a "
+	       "primary metric over its primary metrics),\nwhat an e-mail "
+	       "report goes by; *: a primary metric, what its workload "
+	       "measures\n(a run stops when these are decided)\n");
 	return CLI_OK;
 }
 

@@ -140,7 +140,7 @@ static int undecided(const struct report_comparison *c)
 
 /*
  * A change the metric's own test calls significant (its interval agrees)
- * that Holm's correction over the series' metrics does not confirm:
+ * that Holm's correction within its run does not confirm:
  * more boots would.
  */
 static int unconfirmed(const struct report_comparison *c,

@@ -277,13 +277,8 @@ print(m[sys.argv[2]] or "")
 PYEOF
 }
 # The mail calls it a regression only once Holm's correction over the
-# series' metrics confirms it.  The runner stops a run as soon as each
-# primary metric alone is decided (6 boots a side here), where
-# Mann-Whitney's smallest p (2/924) times Holm's multiplier (~46) cannot
-# get below the run's alpha; the mail then says inconclusive and how
-# many boots would confirm the regression.  Until the runner waits for
-# that, the kind is a TODO; subject, thread and table are checked either
-# way.
+# run's primary metrics confirms it, and the runner boots on until it can
+# (8 boots a side for 13 primary metrics): a regression report.
 kind=$(sql "SELECT kind FROM notification WHERE series_id = $pud AND
 	role = 'public'")
 m=$(eml "$pud" "$kind")
