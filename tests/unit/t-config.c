@@ -120,8 +120,11 @@ static void test_cache_dir(void)
 
 static void test_defaults(void)
 {
-	struct config *cfg = good("{}", "empty object");
+	struct config *cfg;
 
+	/* The defaults of a caller without one (a cold CI run sets it). */
+	unsetenv("KREGRESS_CACHE");
+	cfg = good("{}", "empty object");
 	if (!cfg)
 		return;
 	is_str(cfg->state_dir, "/var/lib/kregress", "default state_dir");
