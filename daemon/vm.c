@@ -30,7 +30,7 @@
  * Remote hosts: a kernel path is meaningless on another machine, so for a
  * remote URI the kernel and initramfs are uploaded as volumes of a
  * directory pool "kregress" (created transient if missing) and the domain
- * boots from the volumes' paths.  Volumes are named by size and CRC-32 of
+ * boots from the volumes' paths.  Volumes are named by size and SHA-256 of
  * the content, so an image already there is not sent again.
  */
 #include <errno.h>
@@ -47,11 +47,11 @@
 
 #include <libvirt/libvirt.h>
 #include <libvirt/virterror.h>
-#include <zlib.h>
 
 #include "alloc.h"
 #include "log.h"
 #include "now.h"
+#include "sha256.h"
 #include "strbuf.h"
 #include "vm.h"
 
@@ -413,38 +413,33 @@ static int random_name(char *out, size_t size)
 /* ------------------------------------------------------------------ */
 /* Remote hosts: kernel and initramfs as storage volumes.             */
 
-static int file_crc(const char *path, unsigned long long *size,
-		    unsigned long *crc)
+/*
+ * The size and the SHA-256 of the file at path, what its volume is named
+ * after.  Not a CRC: an x86 bzImage ends with the CRC32 that makes its
+ * whole CRC32 0xffffffff, so every kernel of one size would share a name
+ * and a remote host would boot whichever was uploaded first.
+ */
+static int file_digest(const char *path, unsigned long long *size,
+		       char hex[SHA256_HEX_LEN + 1])
 {
-	unsigned char buf[65536];
+	struct sha256 h;
 	struct stat st;
-	ssize_t n;
-	int fd, ret = -1;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (stat(path, &st) < 0)
 		return error("vm", "%s: %s", path, strerror(errno));
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		error("vm", "%s: not a regular file", path);
-		goto out;
-	}
-	if ((unsigned long long)st.st_size > VM_UPLOAD_MAX) {
-		error("vm", "%s: larger than %llu MiB", path,
-		      VM_UPLOAD_MAX >> 20);
-		goto out;
-	}
+	if (!S_ISREG(st.st_mode))
+		return error("vm", "%s: not a regular file", path);
+	if ((unsigned long long)st.st_size > VM_UPLOAD_MAX)
+		return error("vm", "%s: larger than %llu MiB", path,
+			     VM_UPLOAD_MAX >> 20);
 	*size = (unsigned long long)st.st_size;
-	*crc = crc32(0, NULL, 0);
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		*crc = crc32(*crc, buf, (uInt)n);
-	if (n < 0) {
-		error("vm", "%s: %s", path, strerror(errno));
-		goto out;
+	sha256_init(&h);
+	if (sha256_update_file(&h, path) < 0) {
+		sha256_release(&h);
+		return -1;
 	}
-	ret = 0;
-out:
-	close(fd);
-	return ret;
+	sha256_final_hex(&h, hex);
+	return 0;
 }
 
 static virStoragePoolPtr pool_get(struct vm_host *h)
@@ -492,17 +487,16 @@ static int upload(struct vm_host *h, const char *path, const char *what,
 	virStorageVolPtr vol = NULL;
 	virStreamPtr st = NULL;
 	virStorageVolInfo vinfo;
-	unsigned long long size;
-	unsigned long crc;
-	char name[96];
+	unsigned long long size = 0;
+	char hex[SHA256_HEX_LEN + 1], name[96];
 	struct strbuf xml = STRBUF_INIT;
 	int fd = -1, ret = -1;
 
 	*remote_path = NULL;
-	if (file_crc(path, &size, &crc) < 0)
+	if (file_digest(path, &size, hex) < 0)
 		return -1;
-	snprintf(name, sizeof(name), "%s%s-%llu-%08lx", VM_PREFIX, what,
-		 size, crc);
+	snprintf(name, sizeof(name), "%s%s-%llu-%.16s", VM_PREFIX, what,
+		 size, hex);
 	pthread_mutex_lock(&vm_upload_lock);
 	pool = pool_get(h);
 	if (!pool)

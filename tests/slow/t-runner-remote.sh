@@ -17,6 +17,14 @@ uri="qemu+tcp://127.0.0.1:$port/system"
 timeout 60 virsh -c "$uri" version >/dev/null 2>&1
 ok $? "the remote URI answers"
 
+# The volume this kernel's upload must make, by its content: every x86
+# bzImage has the same CRC32, so a name by size and CRC would let another
+# kernel of that size stand in for it.  A leftover of an earlier run is
+# removed, so that the check below sees this boot's upload.
+size=$(stat -c %s "$kernel")
+vol=kregress-kernel-$size-$(sha256sum "$kernel" | cut -c1-16)
+virsh -c "$uri" vol-delete "$vol" --pool kregress >/dev/null 2>&1
+
 timeout 180 "$KREGRESS" boot --host "$uri" --kernel "$kernel" \
 	--initrd "$tmp/initrd" --arch x86_64 --accel tcg --timeout 60 \
 	--log "$tmp/remote.log" >"$tmp/remote.out" 2>"$tmp/remote.err"
@@ -27,11 +35,10 @@ test "$(grep -c '^KREGRESS-TEST [0-9] [0-9]*$' "$tmp/remote.out")" = 5
 ok $? "the console came back through the stream"
 
 # The domain booted from uploaded volumes, not from our paths.
-size=$(stat -c %s "$kernel")
-virsh -c "$uri" vol-list kregress 2>/dev/null | grep -q "kregress-kernel-$size-"
-ok $? "the kernel is a volume of the kregress pool"
+virsh -c "$uri" vol-list kregress 2>/dev/null | grep -q "^ $vol "
+ok $? "the kernel is a volume of the kregress pool, named by its SHA-256 ($vol)"
 vpath=$(virsh -c "$uri" vol-list kregress |
-	awk '$1 ~ /^kregress-kernel-'"$size"'-/ {print $2; exit}')
+	awk -v v="$vol" '$1 == v {print $2; exit}')
 # The "remote" host is this machine, so the upload can be checked.
 test -n "$vpath" && cmp -s "$vpath" "$kernel"
 ok $? "the volume holds exactly the kernel that was uploaded"
