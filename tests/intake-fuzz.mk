@@ -17,6 +17,7 @@ FUZZ_DIR     := $(BUILD)/fuzz
 FUZZ_FLAGS   := -g -O1 -fsanitize=fuzzer,address,undefined \
 		-fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_MBOX_SRC := tests/fuzz/fuzz-mbox.c daemon/mail.c daemon/series.c \
+		 daemon/alloc.c \
 		 daemon/diff.c daemon/strbuf.c daemon/log.c \
 		 daemon/escape.c
 
@@ -30,6 +31,7 @@ $(FUZZ_DIR)/fuzz-mbox: $(FUZZ_MBOX_SRC) daemon/mail.h daemon/series.h \
 		-lpthread
 
 FUZZ_DIFF_SRC := tests/fuzz/fuzz-diff.c daemon/diff.c daemon/log.c \
+		 daemon/alloc.c \
 		 daemon/escape.c daemon/strbuf.c
 
 $(FUZZ_DIR)/fuzz-diff: $(FUZZ_DIFF_SRC) daemon/diff.h
@@ -39,6 +41,7 @@ $(FUZZ_DIR)/fuzz-diff: $(FUZZ_DIFF_SRC) daemon/diff.h
 		$(FUZZ_DIFF_SRC) -lpthread
 
 FUZZ_ATOM_SRC := tests/fuzz/fuzz-atom.c daemon/atom.c daemon/strbuf.c \
+		 daemon/alloc.c \
 		 daemon/log.c daemon/escape.c
 
 $(FUZZ_DIR)/fuzz-atom: $(FUZZ_ATOM_SRC) daemon/atom.h

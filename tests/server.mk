@@ -8,7 +8,8 @@
 BENCHMARKS += $(CURDIR)/tests/bench/slow-clients.py
 
 FUZZ_HTTP_SRC := tests/fuzz/fuzz-http.c daemon/http.c daemon/strbuf.c \
-		 daemon/log.c daemon/escape.c
+		 daemon/alloc.c \
+		 daemon/log.c daemon/escape.c daemon/now.c
 
 $(FUZZ_DIR)/fuzz-http: $(FUZZ_HTTP_SRC) daemon/http.h
 	$(quiet) FUZZCC $@
