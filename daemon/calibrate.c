@@ -14,8 +14,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
-#include <time.h>
 
 #include "alloc.h"
 #include "build.h"
@@ -31,6 +29,7 @@
 #include "options.h"
 #include "plan.h"
 #include "plan_file.h"
+#include "schedule.h"
 
 void calibrate_outcome_init(struct calibrate_outcome *o)
 {
@@ -198,9 +197,7 @@ static int calibrate_due(struct pipeline_ctx *ctx,
 	memset(&host, 0, sizeof(host));
 	calibrate_outcome_init(&o);
 	options_calib_design(cfg, &spec.design);
-	if (getrandom(&seed, sizeof(seed), 0) != (ssize_t)sizeof(seed))
-		seed = (uint64_t)time(NULL);
-	seed &= INT64_MAX;
+	seed = schedule_seed_new();
 	d.host_id = due->host_id;
 	d.build_id = due->build_id;
 	d.arch = arch;

@@ -1,11 +1,28 @@
 /*
  * schedule.c - ABBA order, host choice and host health (see schedule.h).
  */
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
 #include "schedule.h"
 
 void schedule_rng_init(struct schedule_rng *r, uint64_t seed)
 {
 	r->state = seed;
+}
+
+uint64_t schedule_seed_new(void)
+{
+	struct schedule_rng r;
+	uint64_t seed;
+
+	if (getrandom(&seed, sizeof(seed), 0) != (ssize_t)sizeof(seed)) {
+		schedule_rng_init(&r, (uint64_t)time(NULL) ^
+				  ((uint64_t)getpid() << 32));
+		seed = schedule_rng_next(&r);
+	}
+	return seed & ((UINT64_C(1) << 53) - 1);
 }
 
 uint64_t schedule_rng_next(struct schedule_rng *r)

@@ -1,5 +1,6 @@
 /*
- * schedule.h - the order and placement of A/B boots (pure, no I/O).
+ * schedule.h - the order and placement of A/B boots (pure, no I/O but
+ * the one draw of a fresh seed).
  *
  * Base and patched boots alternate in randomised ABBA blocks: each block
  * of four is ABBA or BAAB by a coin flip from a seeded generator, so that
@@ -27,6 +28,12 @@ struct schedule_rng {
 };
 
 void schedule_rng_init(struct schedule_rng *r, uint64_t seed);
+/*
+ * A fresh seed for a run's order, from getrandom(2), or from the clock
+ * and the pid if the kernel gives no randomness.  It is below 2^53, so
+ * that SQL, the JSON API and a JavaScript number hold it exactly.
+ */
+uint64_t schedule_seed_new(void);
 uint64_t schedule_rng_next(struct schedule_rng *r);
 
 /*

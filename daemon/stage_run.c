@@ -4,7 +4,6 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 
 #include "build.h"
 #include "calib.h"
@@ -21,6 +20,7 @@
 #include "plan_file.h"
 #include "plan_kconfig.h"
 #include "runner.h"
+#include "schedule.h"
 #include "stage_report.h"
 #include "stage_run.h"
 #include "strbuf.h"
@@ -238,12 +238,7 @@ static enum pipeline_result run_arch(struct pipeline_ctx *ctx,
 	spec.memory_mib = pf.plan->memory_mib;
 	spec.vcpus = pf.plan->vcpus;
 	spec.icount = pf.plan->clock == PLAN_CLOCK_INSTRUCTIONS;
-	if (getrandom(&seed, sizeof(seed), 0) != (ssize_t)sizeof(seed)) {
-		strbuf_addstr(&out->reason, "getrandom failed");
-		r = PIPELINE_RETRY;
-		goto out;
-	}
-	seed &= INT64_MAX;	/* 63 bits: the same number in SQL and JSON */
+	seed = schedule_seed_new();
 	st.db = ctx->db;
 	st.series_id = job->series_id;
 	st.im = &im;

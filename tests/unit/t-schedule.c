@@ -56,6 +56,13 @@ int main(void)
 	schedule_abba(&r, 3, a);
 	is_int(count(a, 0, 6, ANALYZE_BASE), 3, "odd pairs: balanced");
 	ok(a[4] != a[5], "odd pairs: the last pair is AB or BA");
+	for (i = 0, differ = 0; i < 64; i++) {
+		uint64_t s1 = schedule_seed_new(), s2 = schedule_seed_new();
+
+		differ += s1 != s2 && s1 < UINT64_C(1) << 53 &&
+			  s2 < UINT64_C(1) << 53;
+	}
+	is_int(differ, 64, "fresh seeds differ and fit a JavaScript number");
 
 	memset(hosts, 0, sizeof(hosts));
 	hosts[0] = (struct schedule_host){ "qemu:///system", X86,
