@@ -521,6 +521,7 @@ int analyze_set_look(struct analyze_set *s, struct stats_seq *seq, size_t n,
 	}
 	for (i = 0; i < s->n; i++) {
 		struct analyze_metric *m = &s->m[i];
+		int sure;
 
 		if (any && !m->primary)
 			continue;
@@ -528,10 +529,11 @@ int analyze_set_look(struct analyze_set *s, struct stats_seq *seq, size_t n,
 			stop = all = 0;
 			continue;
 		}
+		sure = confirmed(m, k, alpha);
 		if (!stats_seq_should_stop(seq, &m->r, n) ||
-		    (!confirmed(m, k, alpha) && n < seq->n_max))
+		    (!sure && n < seq->n_max))
 			stop = 0;
-		if (!analyze_decisive(m->r.verdict) || !confirmed(m, k, alpha))
+		if (!analyze_decisive(m->r.verdict) || !sure)
 			all = 0;
 	}
 	*next = !s->n ? ANALYZE_MORE : all ? ANALYZE_DECIDED :
