@@ -1171,6 +1171,7 @@ int series_build(const struct mail_box *box, struct series **out)
 	int *versions = NULL;
 	char *pull, *pull_url = NULL;
 	size_t nr, k, nr_versions = 0, nr_patches = 0, nr_revs = 0;
+	size_t pull_item = 0;
 	int ret = -1;
 
 	*out = NULL;
@@ -1203,10 +1204,12 @@ int series_build(const struct mail_box *box, struct series **out)
 		pull = pull_request(m->body, m->body_len);
 		if (pull) {
 			it->kind = ITEM_PULL;
-			if (!pull_url)
+			if (!pull_url) {
 				pull_url = pull;
-			else
+				pull_item = k;
+			} else {
 				free(pull);
+			}
 		} else if (it->subj.has_prefix && it->subj.index == 0) {
 			it->kind = ITEM_COVER;
 		} else if (it->body.has_diff) {
@@ -1262,6 +1265,11 @@ int series_build(const struct mail_box *box, struct series **out)
 		newest = series_new_rev(1);
 		newest->status = pull_url ? SERIES_PULL_REQUEST : SERIES_EMPTY;
 		newest->pull_request = pull_url;
+		/* the request-pull mail heads the thread, as a cover would */
+		if (pull_url) {
+			newest->cover = patch_new(&items[pull_item]);
+			newest->cover->index = 0;
+		}
 		pull_url = NULL;
 	}
 

@@ -109,7 +109,7 @@ struct series {
 	int total;		/* N from the subjects (the largest seen) */
 	int rfc, resend;
 	char *tree;		/* tree prefix of the subject, or NULL */
-	struct series_patch *cover;	/* NULL when there is none */
+	struct series_patch *cover;	/* or the request-pull mail; NULL: none */
 	struct series_patch **patches;	/* by index, present ones only */
 	size_t nr_patches;
 	enum series_status status;

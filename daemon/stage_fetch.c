@@ -130,15 +130,14 @@ enum pipeline_result stage_fetch(struct pipeline_ctx *ctx,
 	for (i = 0; i < rev->nr_problems; i++)
 		log_info("intake", "series %lld: %s", job->series_id,
 			 rev->problems[i]);
-	if (rev->status == SERIES_EMPTY ||
-	    rev->status == SERIES_PULL_REQUEST) {
+	if (rev->status == SERIES_EMPTY) {
 		series_status_reason(rev, &out->reason);
 		add_skipped(&box, &out->reason);
 		goto out;
 	}
 	/*
-	 * Store what was found even when incomplete (it shows what is
-	 * there), linked to its previous version; a complete one takes that
+	 * Store what was found even when incomplete or a pull request (it
+	 * shows what is there, or the request's subject), linked to its previous version; a complete one takes that
 	 * version's trailers for unchanged patches and supersedes older
 	 * versions, unless a newer one is there already.
 	 */
@@ -155,10 +154,12 @@ enum pipeline_result stage_fetch(struct pipeline_ctx *ctx,
 		r = PIPELINE_RETRY;
 		goto out;
 	}
-	if (rev->status == SERIES_INCOMPLETE) {
+	if (rev->status == SERIES_INCOMPLETE ||
+	    rev->status == SERIES_PULL_REQUEST) {
 		series_status_reason(rev, &out->reason);
 		add_skipped(&box, &out->reason);
-		out->fail_status = "incomplete";
+		if (rev->status == SERIES_INCOMPLETE)
+			out->fail_status = "incomplete";
 		goto out;
 	}
 	if (newer) {

@@ -525,6 +525,9 @@ static void test_shapes(void)
 			   "series"), "git request-pull%s: a pull request, "
 		   "said plainly (%s)", i ? " -p, diff included" : "",
 		   why.buf);
+		ok(s && s->cover && !strcmp(s->cover->title, "mm: include "
+					    "what they use"),
+		   "its request-pull mail heads the series, as a cover");
 		strbuf_release(&why);
 		series_free(s);
 	}

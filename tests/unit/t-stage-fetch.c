@@ -136,6 +136,10 @@ static void test_failures(struct pipeline_ctx *ctx)
 	is_str(q_state(ctx->db, id), "fetch-failed|fetch: a pull request for "
 	       "https://git.example.org/ada/linux.git master: kregress tests "
 	       "patch series", "fetch-failed: a pull request, said plainly");
+	is_str(q_str(ctx->db, "SELECT subject || ' | ' || author FROM series "
+		     "WHERE id = %lld", id), "[GIT PULL] mm: include what they "
+	       "use | Ada Lovelace <ada@example.org>",
+	       "the pull request's subject and author are stored");
 
 	id = new_series(ctx->db, NULL, "http://10.1.2.3/lkml/x@y/");
 	is_int(run_fetch(ctx), PIPELINE_FAIL, "a URL with no allowlist fails");
