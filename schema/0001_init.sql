@@ -1,9 +1,9 @@
 -- 0001_init.sql - the data model of DESIGN.md section 4.
 --
 -- Times are Unix seconds (INTEGER, UTC).  Large artefacts (images, logs)
--- live in files under the state directory; columns hold their paths
--- relative to it.  Every failure state carries its reason in a column of
--- the row it fails.
+-- live in files, under the state directory or the build cache; columns
+-- hold their absolute paths.  Every failure state carries its reason in a
+-- column of the row it fails.
 
 CREATE TABLE tree (
 	id		INTEGER PRIMARY KEY,
