@@ -480,9 +480,9 @@ static int read_replay(const char *path, struct calib_data *data,
 			p = json_object_get(m, "params");
 			params = json_is_string(p) ?
 				 xstrdup(json_string_value(p)) :
-				 json_dumps(p, JSON_COMPACT | JSON_SORT_KEYS);
-			if (!params)
-				die("calibrate", "out of memory");
+				 alloc_check(json_dumps(p, JSON_COMPACT |
+							JSON_SORT_KEYS),
+					     "json_dumps");
 			if (stats_direction_parse(json_string_value(
 				json_object_get(m, "direction")) ?
 				json_string_value(json_object_get(m,

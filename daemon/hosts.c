@@ -167,9 +167,12 @@ static void set_add(struct hosts_set *set, const struct config_host *ch,
 	struct runner_host *rh;
 	size_t n = set->n + 1;
 
-	set->hosts = xrealloc(set->hosts, n * sizeof(*set->hosts));
-	set->ids = xrealloc(set->ids, n * sizeof(*set->ids));
-	set->uris = xrealloc(set->uris, n * sizeof(*set->uris));
+	/* hosts, ids and uris are parallel: one capacity for the three */
+	if (set->n == set->alloc) {
+		ALLOC_GROW(set->hosts, n, set->alloc);
+		REALLOC_ARRAY(set->ids, set->alloc);
+		REALLOC_ARRAY(set->uris, set->alloc);
+	}
 	set->uris[set->n] = xstrdup(ch->uri);
 	set->ids[set->n] = id;
 	rh = &set->hosts[set->n];

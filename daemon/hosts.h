@@ -41,7 +41,7 @@ struct hosts_set {
 	struct runner_host *hosts;	/* n, vm opened, healthy */
 	long long *ids;			/* host table ids */
 	char **uris;			/* owned copies */
-	size_t n;
+	size_t n, alloc;
 	enum arch_accel accel;
 };
 

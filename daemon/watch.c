@@ -330,7 +330,7 @@ out:
 static int poll_list(struct watch *w, struct watch_list *l, struct db *db,
 		     long long now, struct watch_stats *st)
 {
-	struct atom_feed feed = { NULL, 0 };
+	struct atom_feed feed = { NULL, 0, 0 };
 	struct watch_seen threads;
 	struct db_watch_pending *pending = NULL;
 	size_t i, k, nr_pending = 0;
