@@ -13,7 +13,7 @@
 
 #include "analyze.h"
 #include "db.h"
-#include "db_calib.h"
+#include "db_calib_json.h"
 #include "db_json.h"
 #include "db_series.h"
 #include "db_web.h"
