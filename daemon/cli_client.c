@@ -33,6 +33,7 @@
 #include "cli.h"
 #include "cli_client.h"
 #include "client.h"
+#include "db_series.h"
 #include "escape.h"
 #include "log.h"
 #include "net.h"
@@ -1124,7 +1125,8 @@ static void print_since_previous(json_t *doc)
 	}
 }
 
-int cli_results_print(json_t *doc, long long id, int json)
+/* cli_results_local()'s printing of doc, the series document. */
+static int print_results(json_t *doc, long long id, int json)
 {
 	json_t *cmp = json_object_get(doc, "comparisons");
 	json_t *runs = json_object_get(doc, "runs"), *run;
@@ -1174,6 +1176,19 @@ int cli_results_print(json_t *doc, long long id, int json)
 	return CLI_OK;
 }
 
+int cli_results_local(struct db *db, long long id, int json)
+{
+	json_t *doc = NULL;
+	int ret = CLI_FAILED;
+
+	if (db_series_get(db, id, &doc) || !doc)
+		error("analyze", "series %lld cannot be read back", id);
+	else
+		ret = print_results(doc, id, json);
+	json_decref(doc);
+	return ret;
+}
+
 int cli_results(int argc, char **argv)
 {
 	json_t *doc = NULL;
@@ -1185,7 +1200,7 @@ int cli_results(int argc, char **argv)
 		return ret;
 	ret = CLI_FAILED;
 	if (!get_series(&o, id, 0, &doc))
-		ret = cli_results_print(doc, id, o.json);
+		ret = print_results(doc, id, o.json);
 	json_decref(doc);
 	return ret;
 }
