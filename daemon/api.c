@@ -28,6 +28,7 @@
 #include "db_report.h"
 #include "db_series.h"
 #include "http.h"
+#include "http_json.h"
 #include "jobq.h"
 #include "log.h"
 #include "mail.h"

@@ -63,11 +63,13 @@
 #include <sys/socket.h>
 #include <time.h>
 
+#include <jansson.h>
 #include <microhttpd.h>
 
 #include "alloc.h"
 #include "db.h"
 #include "http.h"
+#include "http_json.h"
 #include "log.h"
 #include "now.h"
 
@@ -996,30 +998,6 @@ void http_reply(struct http_request *req, int status, const char *ctype,
 	for (i = 0; i < req->nhdrs; i++)
 		MHD_add_response_header(req->resp, req->hdrs[i].name,
 					req->hdrs[i].value);
-}
-
-void http_reply_json(struct http_request *req, int status, json_t *v)
-{
-	char *text = NULL, *body;
-	size_t len;
-
-	if (v)
-		text = json_dumps(v, JSON_COMPACT);
-	json_decref(v);
-	if (!text) {
-		static const char fallback[] = "{\"error\":{\"code\":"
-			"\"internal\",\"message\":\"cannot encode the "
-			"response\"}}";
-
-		status = 500;
-		text = xstrdup(fallback);
-	}
-	/* jansson allocates with malloc(), so MHD may free() it. */
-	len = strlen(text);
-	body = xrealloc(text, len + 2);
-	body[len] = '\n';
-	body[len + 1] = '\0';
-	http_reply(req, status, "application/json", body, len + 1);
 }
 
 void http_reply_error(struct http_request *req, int status, const char *code,
