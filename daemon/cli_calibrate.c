@@ -47,6 +47,7 @@
 #include "db_run.h"
 #include "fs.h"
 #include "guest_image.h"
+#include "hosts.h"
 #include "log.h"
 #include "options.h"
 #include "plan.h"
@@ -690,12 +691,7 @@ static int boot(const struct opts *o, const struct config *cfg)
 	}
 	if (vm_host_open(o->host, &host.vm))
 		goto fail;
-	host.sched.uri = o->host;
-	host.sched.arch = arch;
-	host.sched.accel = accel;
-	host.sched.capacity = ch && ch->capacity > 0 ?
-			      (unsigned int)ch->capacity : 1;
-	host.sched.healthy = 1;
+	hosts_sched_init(&host.sched, o->host, ch, arch, accel);
 	spec.kernel = kernel;
 	spec.initrd = initrd;
 	spec.pf = &pf;
