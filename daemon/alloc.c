@@ -15,6 +15,13 @@ static void *checked(void *p, size_t size)
 	return p;
 }
 
+void *alloc_check(void *p, const char *what)
+{
+	if (!p)
+		die("alloc", "out of memory (%s)", what);
+	return p;
+}
+
 void *xmalloc(size_t size)
 {
 	return checked(malloc(size ? size : 1), size);

@@ -21,6 +21,13 @@ void *xrealloc(void *p, size_t size);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 
+/*
+ * p, for what a library allocated (json_dumps(), curl_url(), ...) when
+ * NULL can only mean it ran out of memory: then it dies as xmalloc()
+ * does, naming what (the library call).
+ */
+void *alloc_check(void *p, const char *what);
+
 /* a * b, dying rather than wrapping around. */
 size_t alloc_mul(size_t a, size_t b);
 

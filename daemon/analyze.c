@@ -77,11 +77,10 @@ void analyze_metric_push(struct analyze_metric *m, enum analyze_side side,
 {
 	size_t k = side;
 
+	/* v[k] and boot[k] are parallel: one capacity for both */
 	if (m->n[k] == m->alloc[k]) {
-		m->alloc[k] = m->alloc[k] ? 2 * m->alloc[k] : 16;
-		m->v[k] = xrealloc(m->v[k], m->alloc[k] * sizeof(double));
-		m->boot[k] = xrealloc(m->boot[k],
-				      m->alloc[k] * sizeof(long long));
+		ALLOC_GROW(m->v[k], m->n[k] + 1, m->alloc[k]);
+		REALLOC_ARRAY(m->boot[k], m->alloc[k]);
 	}
 	m->v[k][m->n[k]] = value;
 	m->boot[k][m->n[k]++] = boot;
@@ -251,10 +250,7 @@ int analyze_add(struct analyze_set *s, const char *workload,
 			    workload, metric, boot, ANALYZE_MAX_ITERATIONS);
 		return -1;
 	}
-	if (s->nit == s->ait) {
-		s->ait = s->ait ? 2 * s->ait : 64;
-		s->it = xrealloc(s->it, s->ait * sizeof(double));
-	}
+	ALLOC_GROW(s->it, s->nit + 1, s->ait);
 	s->it[s->nit++] = value;
 	m->primary |= primary;
 	return 0;

@@ -28,9 +28,11 @@
 #include "db_report.h"
 #include "db_series.h"
 #include "http.h"
+#include "http_json.h"
 #include "jobq.h"
 #include "log.h"
 #include "mail.h"
+#include "options.h"
 #include "stage_analyze.h"
 #include "strbuf.h"
 #include "web.h"
@@ -559,10 +561,9 @@ void api_stop(struct api *api)
 	free(api);
 }
 
-/* The api_opts of cfg (the tokens array to free()). */
+/* The api_opts of cfg (the tokens and url_allowlist arrays to free()). */
 static void opts_from_config(const struct config *cfg, struct api_opts *o)
 {
-	static const char *const none[1];
 	const char **tokens;
 	size_t i;
 
@@ -575,8 +576,7 @@ static void opts_from_config(const struct config *cfg, struct api_opts *o)
 	o->tokens = tokens;
 	o->n_tokens = cfg->api.n_tokens;
 	/* An empty allowlist in the file means no URL at all. */
-	o->url_allowlist = cfg->n_url_allowlist ?
-		(const char *const *)cfg->url_allowlist : none;
+	o->url_allowlist = options_allowlist(cfg);
 	o->n_url_allowlist = cfg->n_url_allowlist;
 	o->body_max = cfg->api.max_body_bytes;
 	o->max_connections = cfg->limits.api_connections;
@@ -604,6 +604,7 @@ int api_start(const struct config *cfg, struct api **out)
 			 "served", KREGRESS_DATADIR);
 	ret = api_start_opts(&o, out);
 	free((void *)o.tokens);
+	free((void *)o.url_allowlist);
 	return ret;
 }
 
@@ -615,6 +616,7 @@ void api_reload(struct api *api, const struct config *cfg)
 	opts_from_config(cfg, &o);
 	fresh = access_new(&o);
 	free((void *)o.tokens);
+	free((void *)o.url_allowlist);
 	pthread_rwlock_wrlock(&api->lock);
 	old = api->access;
 	api->access = fresh;

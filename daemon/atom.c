@@ -117,8 +117,7 @@ static void on_start(GMarkupParseContext *ctx, const char *name,
 		st->cur = NULL;
 		if (f->nr >= ATOM_MAX_ENTRIES)
 			return;
-		f->entries = xrealloc(f->entries,
-				     (f->nr + 1) * sizeof(*f->entries));
+		ALLOC_GROW(f->entries, f->nr + 1, f->alloc);
 		st->cur = &f->entries[f->nr++];
 		memset(st->cur, 0, sizeof(*st->cur));
 		return;

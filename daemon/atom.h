@@ -28,7 +28,7 @@ struct atom_entry {
 
 struct atom_feed {
 	struct atom_entry *entries;	/* in feed order (newest first) */
-	size_t nr;
+	size_t nr, alloc;
 };
 
 #define ATOM_MAX_ENTRIES 1000

@@ -234,12 +234,7 @@ static int calibrate_due(struct pipeline_ctx *ctx,
 		strbuf_addstr(&why, "libvirt cannot be reached");
 		goto fail;
 	}
-	host.sched.uri = due->ch->uri;
-	host.sched.arch = a;
-	host.sched.accel = due->accel;
-	host.sched.capacity = due->ch->capacity > 0 ?
-			      (unsigned int)due->ch->capacity : 1;
-	host.sched.healthy = 1;
+	hosts_sched_init(&host.sched, due->ch->uri, due->ch, a, due->accel);
 	spec.kernel = due->image;
 	spec.initrd = initrd;
 	spec.pf = &due->pf;

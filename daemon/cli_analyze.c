@@ -26,7 +26,6 @@
 #include "cli_client.h"
 #include "config.h"
 #include "db.h"
-#include "db_series.h"
 #include "jobq.h"
 #include "log.h"
 #include "stage_analyze.h"
@@ -107,7 +106,6 @@ int cli_analyze(int argc, char **argv)
 	struct local_opts o;
 	struct config *cfg = NULL;
 	struct job job = { 0 };
-	json_t *doc = NULL;
 	enum pipeline_result r;
 	int ret;
 
@@ -130,14 +128,8 @@ int cli_analyze(int argc, char **argv)
 		      " (a database error: try again)" : "");
 		goto out;
 	}
-	if (db_series_get(ctx.db, job.series_id, &doc) || !doc) {
-		error("analyze", "series %lld cannot be read back",
-		      job.series_id);
-		goto out;
-	}
-	ret = cli_results_print(doc, job.series_id, o.json);
+	ret = cli_results_local(ctx.db, job.series_id, o.json);
 out:
-	json_decref(doc);
 	db_close(ctx.db);
 	config_free(cfg);
 	strbuf_release(&out.reason);

@@ -59,8 +59,8 @@ struct apply_cli {
 	const char *tree;
 	const char *base;	/* --base: explicit */
 	const char *branch;	/* --branch: fallback when no base-commit */
-	const char **allow;
-	size_t nr_allow;
+	const char **allow;	/* NULL-terminated */
+	size_t nr_allow, alloc_allow;
 	int json;
 	int no_fallback;
 };
@@ -247,8 +247,7 @@ int cli_apply(int argc, char **argv)
 			o.branch = optarg;
 			break;
 		case 'a':
-			o.allow = xrealloc(o.allow, (o.nr_allow + 2) *
-					  sizeof(*o.allow));
+			ALLOC_GROW(o.allow, o.nr_allow + 2, o.alloc_allow);
 			o.allow[o.nr_allow++] = optarg;
 			o.allow[o.nr_allow] = NULL;
 			break;

@@ -47,6 +47,7 @@
 #include "db_run.h"
 #include "fs.h"
 #include "guest_image.h"
+#include "hosts.h"
 #include "log.h"
 #include "options.h"
 #include "plan.h"
@@ -480,9 +481,9 @@ static int read_replay(const char *path, struct calib_data *data,
 			p = json_object_get(m, "params");
 			params = json_is_string(p) ?
 				 xstrdup(json_string_value(p)) :
-				 json_dumps(p, JSON_COMPACT | JSON_SORT_KEYS);
-			if (!params)
-				die("calibrate", "out of memory");
+				 alloc_check(json_dumps(p, JSON_COMPACT |
+							JSON_SORT_KEYS),
+					     "json_dumps");
 			if (stats_direction_parse(json_string_value(
 				json_object_get(m, "direction")) ?
 				json_string_value(json_object_get(m,
@@ -690,12 +691,7 @@ static int boot(const struct opts *o, const struct config *cfg)
 	}
 	if (vm_host_open(o->host, &host.vm))
 		goto fail;
-	host.sched.uri = o->host;
-	host.sched.arch = arch;
-	host.sched.accel = accel;
-	host.sched.capacity = ch && ch->capacity > 0 ?
-			      (unsigned int)ch->capacity : 1;
-	host.sched.healthy = 1;
+	hosts_sched_init(&host.sched, o->host, ch, arch, accel);
 	spec.kernel = kernel;
 	spec.initrd = initrd;
 	spec.pf = &pf;

@@ -33,6 +33,7 @@
 #include "cli.h"
 #include "cli_client.h"
 #include "client.h"
+#include "db_series.h"
 #include "escape.h"
 #include "log.h"
 #include "net.h"
@@ -387,6 +388,40 @@ static int parse_id(const char *s, const char *what, long long *id)
 	return 0;
 }
 
+/*
+ * The arguments of a command on one object: the shared options into *o
+ * and one id (what: "series") into *id.  CLI_OK, or CLI_USAGE (cmd's usage
+ * or the bad id said).
+ */
+static int id_args(int argc, char **argv, const char *cmd, const char *what,
+		   struct opts *o, long long *id)
+{
+	if (parse_opts(argc, argv, o) || argc - o->optind != 1)
+		return cli_usage(cmd);
+	if (parse_id(argv[o->optind], what, id))
+		return CLI_USAGE;
+	return CLI_OK;
+}
+
+/*
+ * GET /api/v1/series/ID, checked to be that series (call(), with json as
+ * there): 0 with the document in *doc, or -1 (said).
+ */
+static int get_series(const struct opts *o, long long id, int json,
+		      json_t **doc)
+{
+	struct client_request r = { .method = "GET" };
+	struct strbuf path = STRBUF_INIT;
+	int ret;
+
+	strbuf_addf(&path, "/api/v1/series/%lld", id);
+	r.path = path.buf;
+	ret = call(o, &r, json, doc) || check_series(*doc, id, r.path) ?
+	      -1 : 0;
+	strbuf_release(&path);
+	return ret;
+}
+
 int cli_submit(int argc, char **argv)
 {
 	struct client_request r = { .method = "POST",
@@ -685,7 +720,7 @@ int cli_status(int argc, char **argv)
 	struct strbuf path = STRBUF_INIT;
 	json_t *doc = NULL;
 	struct opts o;
-	long long id = 0;
+	long long id = 0, before;
 	int ret = CLI_FAILED;
 
 	if (parse_opts(argc, argv, &o) || argc - o.optind > 1)
@@ -693,22 +728,21 @@ int cli_status(int argc, char **argv)
 	if (argc - o.optind == 1) {
 		if (parse_id(argv[o.optind], "series", &id))
 			return CLI_USAGE;
-		strbuf_addf(&path, "/api/v1/series/%lld", id);
+		if (get_series(&o, id, o.json, &doc))
+			goto out;
 	} else {
 		strbuf_addstr(&path, "/api/v1/series");
 		if (o.before) {
-			if (parse_id(o.before, "series", &id)) {
+			if (parse_id(o.before, "series", &before)) {
 				ret = CLI_USAGE;
 				goto out;
 			}
-			strbuf_addf(&path, "?before=%lld", id);
-			id = 0;
+			strbuf_addf(&path, "?before=%lld", before);
 		}
+		r.path = path.buf;
+		if (call(&o, &r, o.json, &doc) || check_list(doc, r.path))
+			goto out;
 	}
-	r.path = path.buf;
-	if (call(&o, &r, o.json, &doc) ||
-	    (id ? check_series(doc, id, r.path) : check_list(doc, r.path)))
-		goto out;
 	if (!o.json) {
 		if (id)
 			print_series(doc);
@@ -794,25 +828,20 @@ static void join_lines(struct strbuf *sb)
 
 int cli_watch(int argc, char **argv)
 {
-	struct client_request r = { .method = "GET" };
-	struct strbuf path = STRBUF_INIT, prev = STRBUF_INIT;
-	struct strbuf cur = STRBUF_INIT;
+	struct strbuf prev = STRBUF_INIT, cur = STRBUF_INIT;
 	int tty = isatty(STDOUT_FILENO), shown_lines = 0;
 	struct opts o;
 	long long id;
-	int ret = CLI_FAILED;
+	int ret = id_args(argc, argv, "watch", "series", &o, &id);
 
-	if (parse_opts(argc, argv, &o) || argc - o.optind != 1)
-		return cli_usage("watch");
-	if (parse_id(argv[o.optind], "series", &id))
-		return CLI_USAGE;
-	strbuf_addf(&path, "/api/v1/series/%lld", id);
-	r.path = path.buf;
+	if (ret != CLI_OK)
+		return ret;
+	ret = CLI_FAILED;
 	for (;;) {
 		json_t *doc = NULL;
 		int final;
 
-		if (call(&o, &r, 0, &doc) || check_series(doc, id, r.path)) {
+		if (get_series(&o, id, 0, &doc)) {
 			json_decref(doc);
 			goto out;
 		}
@@ -862,7 +891,6 @@ int cli_watch(int argc, char **argv)
 		sleep(o.interval_s);
 	}
 out:
-	strbuf_release(&path);
 	strbuf_release(&prev);
 	strbuf_release(&cur);
 	return ret;
@@ -1097,7 +1125,8 @@ static void print_since_previous(json_t *doc)
 	}
 }
 
-int cli_results_print(json_t *doc, long long id, int json)
+/* cli_results_local()'s printing of doc, the series document. */
+static int print_results(json_t *doc, long long id, int json)
 {
 	json_t *cmp = json_object_get(doc, "comparisons");
 	json_t *runs = json_object_get(doc, "runs"), *run;
@@ -1147,25 +1176,32 @@ int cli_results_print(json_t *doc, long long id, int json)
 	return CLI_OK;
 }
 
+int cli_results_local(struct db *db, long long id, int json)
+{
+	json_t *doc = NULL;
+	int ret = CLI_FAILED;
+
+	if (db_series_get(db, id, &doc) || !doc)
+		error("analyze", "series %lld cannot be read back", id);
+	else
+		ret = print_results(doc, id, json);
+	json_decref(doc);
+	return ret;
+}
+
 int cli_results(int argc, char **argv)
 {
-	struct client_request r = { .method = "GET" };
-	struct strbuf path = STRBUF_INIT;
 	json_t *doc = NULL;
 	struct opts o;
 	long long id;
-	int ret = CLI_FAILED;
+	int ret = id_args(argc, argv, "results", "series", &o, &id);
 
-	if (parse_opts(argc, argv, &o) || argc - o.optind != 1)
-		return cli_usage("results");
-	if (parse_id(argv[o.optind], "series", &id))
-		return CLI_USAGE;
-	strbuf_addf(&path, "/api/v1/series/%lld", id);
-	r.path = path.buf;
-	if (!call(&o, &r, 0, &doc) && !check_series(doc, id, r.path))
-		ret = cli_results_print(doc, id, o.json);
+	if (ret != CLI_OK)
+		return ret;
+	ret = CLI_FAILED;
+	if (!get_series(&o, id, 0, &doc))
+		ret = print_results(doc, id, o.json);
 	json_decref(doc);
-	strbuf_release(&path);
 	return ret;
 }
 
@@ -1176,12 +1212,12 @@ int cli_report_release(int argc, char **argv)
 	json_t *doc = NULL;
 	struct opts o;
 	long long id;
-	int ret = CLI_FAILED;
+	int ret = id_args(argc, argv, "report release", "notification", &o,
+			  &id);
 
-	if (parse_opts(argc, argv, &o) || argc - o.optind != 1)
-		return cli_usage("report release");
-	if (parse_id(argv[o.optind], "notification", &id))
-		return CLI_USAGE;
+	if (ret != CLI_OK)
+		return ret;
+	ret = CLI_FAILED;
 	r.token = o.token ? o.token : getenv("KREGRESS_TOKEN");
 	if (!r.token || !*r.token) {
 		error("kregress", "report release needs a token: --token "

@@ -6,8 +6,7 @@
 #ifndef KREGRESS_CLI_CLIENT_H
 #define KREGRESS_CLI_CLIENT_H
 
-/* jansson's json_t; only cli_results_print() takes one */
-struct json_t;
+struct db;
 
 int cli_submit(int argc, char **argv);
 int cli_status(int argc, char **argv);
@@ -17,12 +16,14 @@ int cli_results(int argc, char **argv);
 int cli_report_release(int argc, char **argv);
 
 /*
- * Prints what "kregress results" shows of doc, a series as
- * GET /api/v1/series/{id} answers it (db_series_get()): a table per run,
- * or with json the id, status, runs and comparisons as one JSON line.
- * Returns CLI_OK, or CLI_FAILED when the JSON cannot be written.
+ * Prints what "kregress results" shows of series id, read from db as
+ * GET /api/v1/series/{id} answers it (db_series_get()), for commands that
+ * work on a database by hand ("kregress analyze"): a table per run, or
+ * with json the id, status, runs and comparisons as one JSON line.
+ * Returns CLI_OK, or CLI_FAILED when the series cannot be read (logged)
+ * or the JSON cannot be written.
  */
-int cli_results_print(struct json_t *doc, long long id, int json);
+int cli_results_local(struct db *db, long long id, int json);
 
 /*
  * The API's base URL: --server, else $KREGRESS_SERVER, else api.listen of

@@ -691,10 +691,9 @@ int cli_compare(int argc, char **argv)
 			json_array_append_new(arr, metric_json(&set.m[i], &o,
 							       budget));
 		json_object_set_new(root, "comparisons", arr);
-		text = json_dumps(root, JSON_INDENT(2) |
-				  JSON_REAL_PRECISION(10));
-		if (!text)
-			die("compare", "out of memory");
+		text = alloc_check(json_dumps(root, JSON_INDENT(2) |
+					      JSON_REAL_PRECISION(10)),
+				   "json_dumps");
 		puts(text);
 		free(text);
 		json_decref(root);

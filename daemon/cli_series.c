@@ -255,7 +255,7 @@ int cli_series_parse(int argc, char **argv)
 	struct mail_box box;
 	struct series *s = NULL;
 	const char **allow = NULL;
-	size_t nr_allow = 0;
+	size_t nr_allow = 0, alloc_allow = 0;
 	int json = 0, c, ret = CLI_FAILED;
 
 	fetch_options_init(&fo);
@@ -267,7 +267,7 @@ int cli_series_parse(int argc, char **argv)
 			json = 1;
 			break;
 		case 'a':
-			allow = xrealloc(allow, (nr_allow + 2) * sizeof(*allow));
+			ALLOC_GROW(allow, nr_allow + 2, alloc_allow);
 			allow[nr_allow++] = optarg;
 			allow[nr_allow] = NULL;
 			break;

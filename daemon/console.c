@@ -13,17 +13,17 @@
  * to the next line and accepts the one whose checksum matches; the text
  * cut out is treated as a kernel message.  The CRC makes a false repair
  * as unlikely as a garbled line passing (about one in 2^32 per try).
- * zlib's crc32_combine makes each try linear in the line's length; the
- * number of tries per log is capped.
+ * zlib's crc32_combine (through gzip.c) makes each try linear in the
+ * line's length; the number of tries per log is capped.
  */
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
 #include "alloc.h"
 #include "console.h"
 #include "frame.h"
+#include "gzip.h"
 #include "log.h"
 
 /* At most this many bad lines are searched for a repair (cost bound). */
@@ -151,7 +151,7 @@ static int repair(struct parser *p, const char *f, size_t flen,
 		  size_t *outlen)
 {
 	size_t start = strlen(FRAME_MAGIC) + p->nonce_len + 1, k, tail;
-	uLong head, tail_crc, op, want;
+	unsigned long head, tail_crc, op, want;
 	char *end;
 
 	if (!next || p->repair_tries >= REPAIR_TRIES_MAX || flen < start ||
@@ -168,13 +168,13 @@ static int repair(struct parser *p, const char *f, size_t flen,
 	 * CRC of the fixed tail.
 	 */
 	tail = next->len - 9;
-	tail_crc = crc32(0, (const Bytef *)next->s, tail);
-	op = crc32_combine_gen(tail);
-	head = crc32(0, (const Bytef *)f, start);
+	tail_crc = gzip_crc32(0, next->s, tail);
+	op = gzip_crc32_combine_gen(tail);
+	head = gzip_crc32(0, f, start);
 	for (k = start; k <= flen && k + next->len <= bufsz; k++) {
 		if (k > start)
-			head = crc32(head, (const Bytef *)f + k - 1, 1);
-		if (crc32_combine_op(head, tail_crc, op) != want)
+			head = gzip_crc32(head, f + k - 1, 1);
+		if (gzip_crc32_combine_op(head, tail_crc, op) != want)
 			continue;
 		memcpy(buf, f, k);
 		memcpy(buf + k, next->s, next->len);

@@ -78,11 +78,7 @@ sqlite3_stmt *db_stmt(struct db *db, const char *sql)
 		error("db", "%s: %s", db->path, sqlite3_errmsg(db->sq));
 		return NULL;
 	}
-	if (db->n_cache == db->alloc_cache) {
-		db->alloc_cache = db->alloc_cache ? 2 * db->alloc_cache : 32;
-		c = xrealloc(db->cache, db->alloc_cache * sizeof(*c));
-		db->cache = c;
-	}
+	ALLOC_GROW(db->cache, db->n_cache + 1, db->alloc_cache);
 	c = &db->cache[db->n_cache++];
 	c->sql = sql;
 	c->st = st;

@@ -40,8 +40,7 @@ static int read_looks(struct db *db, struct db_analyze_run *r)
 		patched += (size_t)db_column_int64(st, 1);
 		if (!base || !patched)
 			continue;	/* the runner stops; no look */
-		r->looks = xrealloc(r->looks, (r->nlooks + 1) *
-				   sizeof(*r->looks));
+		ALLOC_GROW(r->looks, r->nlooks + 1, r->alloc_looks);
 		r->looks[r->nlooks++] = base < patched ? base : patched;
 	}
 	db_reset(st);
@@ -78,7 +77,7 @@ int db_analyze_runs(struct db *db, long long series_id,
 		"ORDER BY a.arch DESC");
 #undef FAILED
 	struct db_analyze_run *v = NULL, *r;
-	size_t count = 0, i;
+	size_t count = 0, alloc = 0, i;
 	int rc, ret = -1;
 
 	if (!st)
@@ -86,7 +85,7 @@ int db_analyze_runs(struct db *db, long long series_id,
 	db_bind_int(st, 1, series_id);
 	while ((rc = db_row(db, st, "analyze", "series %lld: runs",
 			    series_id)) > 0) {
-		v = xrealloc(v, (count + 1) * sizeof(*v));
+		ALLOC_GROW(v, count + 1, alloc);
 		r = &v[count++];
 		memset(r, 0, sizeof(*r));
 		r->arch = db_column_strdup(st, 0);

@@ -28,7 +28,7 @@ struct db_analyze_run {
 	/* The run's looks: after each round with complete boots on both
 	 * sides, the complete boots per side (the smaller side) so far. */
 	size_t *looks;
-	size_t nlooks;
+	size_t nlooks, alloc_looks;
 };
 
 /*

@@ -94,6 +94,28 @@ int db_json_collect(struct db *db, struct sqlite3_stmt *st, json_t *rows)
 	return rc;
 }
 
+const char *const db_json_params[] = { "params", NULL };
+
+int db_json_rows(struct db *db, struct sqlite3_stmt *st,
+		 const char *const *json, json_t **out)
+{
+	json_t *rows = json_array();
+	int ret = -1;
+
+	*out = NULL;
+	if (!st || db_json_collect(db, st, rows))
+		goto out;
+	for (; json && *json; json++)
+		db_json_parse_member(rows, *json);
+	*out = rows;
+	rows = NULL;
+	ret = 0;
+out:
+	json_decref(rows);
+	db_json_done(st);
+	return ret;
+}
+
 void db_json_parse_member(json_t *rows, const char *key)
 {
 	json_t *row, *text, *value;
@@ -114,19 +136,8 @@ int db_json_rows_by_id(struct db *db, const char *sql, long long id,
 		       json_t **out)
 {
 	struct sqlite3_stmt *st = NULL;
-	json_t *rows = json_array();
-	int ret = -1;
 
-	if (db_json_prepare(db, sql, &st))
-		goto out;
-	db_bind_int(st, 1, id);
-	if (db_json_collect(db, st, rows))
-		goto out;
-	*out = rows;
-	rows = NULL;
-	ret = 0;
-out:
-	json_decref(rows);
-	db_json_done(st);
-	return ret;
+	if (!db_json_prepare(db, sql, &st))
+		db_bind_int(st, 1, id);
+	return db_json_rows(db, st, NULL, out);
 }

@@ -31,6 +31,19 @@ json_t *db_json_row(struct sqlite3_stmt *st);
 /* Steps a prepared, bound statement, appending each row to rows. */
 int db_json_collect(struct db *db, struct sqlite3_stmt *st, json_t *rows);
 
+/*
+ * The rows of st (prepared and bound; NULL when preparing it failed) as
+ * a new array in *out (the caller's), the text of each column named in
+ * json (NULL-terminated; NULL for none) replaced by the JSON value it
+ * holds (db_json_parse_member()).  Resets st.  0, or -1 (logged, or the
+ * prepare's failure) with *out NULL.
+ */
+int db_json_rows(struct db *db, struct sqlite3_stmt *st,
+		 const char *const *json, json_t **out);
+
+/* { "params", NULL }: the column db_json_rows() most often parses. */
+extern const char *const db_json_params[];
+
 /* One query with the single id parameter ?1; its rows in *out. */
 int db_json_rows_by_id(struct db *db, const char *sql, long long id,
 		       json_t **out);

@@ -42,13 +42,6 @@ static double column_double(struct sqlite3_stmt *st, int col)
 	       db_column_double(st, col);
 }
 
-static void *grow(void *p, size_t n, size_t size)
-{
-	p = xrealloc(p, alloc_mul(n + 1, size));
-	memset((char *)p + n * size, 0, size);
-	return p;
-}
-
 static int load_series(struct db *db, long long id, struct db_report *r)
 {
 	struct sqlite3_stmt *st = db_stmt(db,
@@ -103,6 +96,7 @@ static int load_patches(struct db *db, long long id, struct db_report *r)
 {
 	struct sqlite3_stmt *st = db_stmt(db, "SELECT idx, raw, length(raw) FROM "
 				   "patch WHERE series_id = ?1 ORDER BY idx");
+	size_t alloc = r->npatches;
 	int rc;
 
 	if (!st)
@@ -112,8 +106,9 @@ static int load_patches(struct db *db, long long id, struct db_report *r)
 			    id)) > 0) {
 		struct db_report_patch *p;
 
-		r->patches = grow(r->patches, r->npatches, sizeof(*p));
+		ALLOC_GROW(r->patches, r->npatches + 1, alloc);
 		p = &r->patches[r->npatches++];
+		memset(p, 0, sizeof(*p));
 		p->idx = db_column_int(st, 0);
 		p->raw = keep(r, st, 1);
 		p->len = p->raw ? (size_t)db_column_int64(st, 2) : 0;
@@ -147,6 +142,7 @@ static int load_runs(struct db *db, long long id, struct db_report *r)
 		"comparison WHERE series_id = ?1) ORDER BY r.arch DESC, r.id");
 #undef BOOTS
 #undef FAILED
+	size_t alloc = r->s.nruns;
 	int rc;
 
 	if (!st)
@@ -156,8 +152,9 @@ static int load_runs(struct db *db, long long id, struct db_report *r)
 			    id)) > 0) {
 		struct report_run *u;
 
-		r->runs = grow(r->runs, r->s.nruns, sizeof(*u));
+		ALLOC_GROW(r->runs, r->s.nruns + 1, alloc);
 		u = &r->runs[r->s.nruns++];
+		memset(u, 0, sizeof(*u));
 		u->id = db_column_int64(st, 0);
 		u->arch = keep(r, st, 1);
 		u->accel = keep(r, st, 2);
@@ -231,6 +228,7 @@ static int load_comparisons(struct db *db, long long id,
 		" m.workload = c.workload AND m.metric = c.metric AND "
 		" m.params = c.params) FROM comparison c "
 		"WHERE series_id = ?1 ORDER BY arch DESC, id");
+	size_t alloc = *n;
 	int rc;
 
 	if (!st)
@@ -240,8 +238,9 @@ static int load_comparisons(struct db *db, long long id,
 			    id)) > 0) {
 		struct report_comparison *c;
 
-		*cmp = grow(*cmp, *n, sizeof(*c));
+		ALLOC_GROW(*cmp, *n + 1, alloc);
 		c = &(*cmp)[(*n)++];
+		memset(c, 0, sizeof(*c));
 		c->arch = keep(r, st, 0);
 		c->run_id = db_column_int64(st, 1);
 		c->workload = keep(r, st, 2);
@@ -283,7 +282,7 @@ static const char *keep_str(struct db_report *r, const char *v)
 static int load_previous(struct db *db, long long id, struct db_report *r)
 {
 	struct db_versions_since since;
-	size_t i;
+	size_t i, alloc = r->prev.ncmp;
 	int ret = -1;
 
 	if (db_versions_since_previous(db, id, &since))
@@ -297,8 +296,9 @@ static int load_previous(struct db *db, long long id, struct db_report *r)
 
 		if (!m->previous_verdict)
 			continue;
-		r->prev_cmp = grow(r->prev_cmp, r->prev.ncmp, sizeof(*c));
+		ALLOC_GROW(r->prev_cmp, r->prev.ncmp + 1, alloc);
 		c = &r->prev_cmp[r->prev.ncmp++];
+		memset(c, 0, sizeof(*c));
 		c->arch = keep_str(r, m->arch);
 		c->workload = keep_str(r, m->workload);
 		c->metric = keep_str(r, m->metric);
@@ -443,7 +443,7 @@ int db_report_rows(struct db *db, long long series_id,
 		"length(message), attempts FROM notification "
 		"WHERE series_id = ?1 ORDER BY id");
 	struct db_notification *v = NULL;
-	size_t count = 0;
+	size_t count = 0, alloc = 0;
 	int rc;
 
 	*rows = NULL;
@@ -455,8 +455,9 @@ int db_report_rows(struct db *db, long long series_id,
 			    series_id)) > 0) {
 		struct db_notification *r;
 
-		v = grow(v, count, sizeof(*v));
+		ALLOC_GROW(v, count + 1, alloc);
 		r = &v[count++];
+		memset(r, 0, sizeof(*r));
 		r->id = db_column_int64(st, 0);
 		r->series_id = series_id;
 		r->version = db_column_int(st, 1);
@@ -617,6 +618,7 @@ int db_report_check_patches(struct db *db, long long series_id,
 	struct sqlite3_stmt *st = db_stmt(db, "SELECT DISTINCT patch_id FROM "
 				   "patchwork_check WHERE series_id = ?1 "
 				   "ORDER BY patch_id");
+	size_t alloc = 0;
 	int rc;
 
 	*ids = NULL;
@@ -626,7 +628,7 @@ int db_report_check_patches(struct db *db, long long series_id,
 	db_bind_int(st, 1, series_id);
 	while ((rc = db_row(db, st, "report", "series %lld: checks",
 			    series_id)) > 0) {
-		*ids = grow(*ids, *n, sizeof(**ids));
+		ALLOC_GROW(*ids, *n + 1, alloc);
 		(*ids)[(*n)++] = db_column_int64(st, 0);
 	}
 	db_reset(st);
@@ -655,6 +657,7 @@ int db_report_checks_due(struct db *db, long long series_id,
 		"SELECT id, patch_id, api_url, context, state, posted, "
 		"description, target_url FROM patchwork_check WHERE "
 		"series_id = ?1 AND posted IS NOT state ORDER BY id");
+	size_t alloc = 0;
 	int rc;
 
 	*rows = NULL;
@@ -666,8 +669,9 @@ int db_report_checks_due(struct db *db, long long series_id,
 			    series_id)) > 0) {
 		struct db_check *c;
 
-		*rows = grow(*rows, *n, sizeof(**rows));
+		ALLOC_GROW(*rows, *n + 1, alloc);
 		c = &(*rows)[(*n)++];
+		memset(c, 0, sizeof(*c));
 		c->id = db_column_int64(st, 0);
 		c->patch_id = db_column_int64(st, 1);
 		c->api_url = db_column_strdup(st, 2);

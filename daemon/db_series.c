@@ -111,12 +111,13 @@ int db_series_list(struct db *db, const struct series_filter *f,
 		"(?11 IS NULL OR EXISTS (SELECT 1 FROM comparison c "
 		" WHERE c.series_id = series.id AND c.verdict = ?11)) "
 		"ORDER BY id DESC LIMIT ?7 OFFSET ?8";
-	struct sqlite3_stmt *st = NULL;
-	json_t *rows = json_array();
-	int ret = -1;
+	static const char *const json[] = {
+		"arches", "verdicts", "primary_verdicts", NULL,
+	};
+	struct sqlite3_stmt *st;
 
 	if (db_json_prepare(db, sql, &st))
-		goto out;
+		return -1;
 	if (f->status)
 		db_bind_text(st, 1, f->status);
 	if (f->list)
@@ -134,20 +135,10 @@ int db_series_list(struct db *db, const struct series_filter *f,
 	db_bind_text(st, 9, f->tree);
 	db_bind_text(st, 10, f->arch);
 	db_bind_text(st, 11, f->verdict);
-	if (db_json_collect(db, st, rows))
-		goto out;
-	db_json_parse_member(rows, "arches");
-	db_json_parse_member(rows, "verdicts");
-	db_json_parse_member(rows, "primary_verdicts");
-
-	*next_before = page_cut(rows, f->limit);
-	*items = rows;
-	rows = NULL;
-	ret = 0;
-out:
-	json_decref(rows);
-	db_json_done(st);
-	return ret;
+	if (db_json_rows(db, st, json, items))
+		return -1;
+	*next_before = page_cut(*items, f->limit);
+	return 0;
 }
 
 /* "problems": the text of one problem a line, as an array. */
@@ -346,7 +337,8 @@ out:
 	return ret;
 }
 
-int db_series_exists(struct db *db, long long id, int *exists)
+/* Whether series id exists: 0 and *exists, or -1 (logged). */
+static int series_exists(struct db *db, long long id, int *exists)
 {
 	static const char sql[] = "SELECT 1 FROM series WHERE id = ?1";
 	struct sqlite3_stmt *st;
@@ -360,6 +352,17 @@ int db_series_exists(struct db *db, long long id, int *exists)
 	if (rc < 0)
 		return -1;
 	*exists = rc;
+	return 0;
+}
+
+int db_series_read_begin(struct db *db, long long id, int *exists)
+{
+	if (db_json_read_begin(db))
+		return -1;
+	if (series_exists(db, id, exists)) {
+		db_json_read_end(db);
+		return -1;
+	}
 	return 0;
 }
 
@@ -379,16 +382,13 @@ int db_series_samples(struct db *db, long long series_id,
 		"(?3 IS NULL OR s.workload = ?3) AND "
 		"(?4 IS NULL OR s.metric = ?4) AND s.id > ?5 "
 		"ORDER BY s.id LIMIT ?6";
-	struct sqlite3_stmt *st = NULL;
-	json_t *rows = json_array();
+	struct sqlite3_stmt *st;
 	int ret = -1, exists;
 
 	*items = NULL;
 	*next_after = 0;
-	if (db_json_read_begin(db))
+	if (db_series_read_begin(db, series_id, &exists))
 		return -1;
-	if (db_series_exists(db, series_id, &exists))
-		goto out;
 	if (!exists) {
 		ret = 0;
 		goto out;
@@ -404,17 +404,12 @@ int db_series_samples(struct db *db, long long series_id,
 		db_bind_text(st, 4, f->metric);
 	db_bind_int(st, 5, f->after);
 	db_bind_int(st, 6, (long long)f->limit + 1);
-	if (db_json_collect(db, st, rows))
+	if (db_json_rows(db, st, db_json_params, items))
 		goto out;
-	*next_after = page_cut(rows, f->limit);
-	db_json_parse_member(rows, "params");
-	*items = rows;
-	rows = NULL;
+	*next_after = page_cut(*items, f->limit);
 	ret = 0;
 out:
-	db_json_done(st);
 	db_json_read_end(db);
-	json_decref(rows);
 	return ret;
 }
 

@@ -64,8 +64,12 @@ int db_series_list(struct db *db, const struct series_filter *f,
  */
 int db_series_get(struct db *db, long long id, json_t **out);
 
-/* Whether series id exists: 0 and *exists, or -1 (logged). */
-int db_series_exists(struct db *db, long long id, int *exists);
+/*
+ * Begins a read transaction (db_json_read_begin()) and says whether
+ * series id exists in it: 0 and *exists (end it with
+ * db_json_read_end()), or -1 (logged) with none open.
+ */
+int db_series_read_begin(struct db *db, long long id, int *exists);
 
 struct sample_filter {
 	long long run;		/* run id; 0 = every run */

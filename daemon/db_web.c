@@ -13,7 +13,7 @@
 
 #include "analyze.h"
 #include "db.h"
-#include "db_calib.h"
+#include "db_calib_json.h"
 #include "db_json.h"
 #include "db_series.h"
 #include "db_web.h"
@@ -264,17 +264,16 @@ int db_web_hosts(struct db *db, json_t **out)
 		"(SELECT count(*) FROM boot WHERE host_id = h.id) AS boots, "
 		"NULL AS calibration "
 		"FROM host h ORDER BY h.name";
-	struct sqlite3_stmt *st = NULL;
-	json_t *rows = json_array(), *h, *cal;
+	struct sqlite3_stmt *st;
+	json_t *rows = NULL, *h, *cal;
 	size_t i;
 	int ret = -1;
 
 	if (db_json_read_begin(db))
 		goto out;
-	if (db_json_prepare(db, sql, &st) || db_json_collect(db, st, rows))
+	if (db_json_prepare(db, sql, &st) ||
+	    db_json_rows(db, st, NULL, &rows))
 		goto out;
-	db_json_done(st);
-	st = NULL;
 	json_array_foreach(rows, i, h) {
 		if (db_calib_host_json(db, json_integer_value(
 				       json_object_get(h, "id")), &cal))
@@ -285,7 +284,6 @@ int db_web_hosts(struct db *db, json_t **out)
 	rows = NULL;
 	ret = 0;
 out:
-	db_json_done(st);
 	db_json_read_end(db);
 	json_decref(rows);
 	return ret;
@@ -422,10 +420,8 @@ int db_web_notifications(struct db *db, long long series_id, json_t **out)
 	int ret = -1, exists;
 
 	*out = NULL;
-	if (db_json_read_begin(db))
+	if (db_series_read_begin(db, series_id, &exists))
 		return -1;
-	if (db_series_exists(db, series_id, &exists))
-		goto out;
 	if (!exists) {
 		ret = 0;
 		goto out;
@@ -461,19 +457,16 @@ int db_web_facets(struct db *db, json_t **out)
 	static const char metrics_sql[] =
 		"SELECT DISTINCT workload, metric FROM comparison ORDER BY 1, 2";
 	json_t *facets = json_object(), *rows = NULL, *vals, *row;
-	struct sqlite3_stmt *st = NULL;
+	struct sqlite3_stmt *st;
 	size_t i, j;
 	int ret = -1;
 
 	if (db_json_read_begin(db))
 		goto out;
 	for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
-		rows = json_array();
 		if (db_json_prepare(db, parts[i].sql, &st) ||
-		    db_json_collect(db, st, rows))
+		    db_json_rows(db, st, NULL, &rows))
 			goto out;
-		db_json_done(st);
-		st = NULL;
 		vals = json_array();
 		json_array_foreach(rows, j, row)
 			json_array_append(vals, json_object_get(row, "v"));
@@ -481,9 +474,8 @@ int db_web_facets(struct db *db, json_t **out)
 		json_decref(rows);
 		rows = NULL;
 	}
-	rows = json_array();
 	if (db_json_prepare(db, metrics_sql, &st) ||
-	    db_json_collect(db, st, rows))
+	    db_json_rows(db, st, NULL, &rows))
 		goto out;
 	json_object_set_new(facets, "metrics", rows);
 	rows = NULL;
@@ -491,7 +483,6 @@ int db_web_facets(struct db *db, json_t **out)
 	facets = NULL;
 	ret = 0;
 out:
-	db_json_done(st);
 	db_json_read_end(db);
 	json_decref(rows);
 	json_decref(facets);

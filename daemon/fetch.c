@@ -5,7 +5,7 @@
  * that a refused URL is not even resolved), and as net.c's check of each
  * request, the first and every redirect target, so the normalised URL
  * that passed is the one requested.  gzip bodies (lore's t.mbox.gz is a
- * gzip file, not a Content-Encoding) are inflated with zlib under the
+ * gzip file, not a Content-Encoding) are inflated (gzip.c) under the
  * same cap as the download.
  */
 #include <ctype.h>
@@ -13,11 +13,11 @@
 #include <string.h>
 
 #include <jansson.h>
-#include <zlib.h>
 
 #include "alloc.h"
 #include "allowlist.h"
 #include "fetch.h"
+#include "gzip.h"
 #include "log.h"
 #include "net.h"
 #include "strbuf.h"
@@ -153,59 +153,23 @@ void fetch_result_release(struct fetch_result *r)
 static int gunzip(struct strbuf *body, size_t max, const char *url,
 		  struct strbuf *why, int *permanent)
 {
-	struct strbuf out = STRBUF_INIT;
-	unsigned char chunk[65536];
-	z_stream z;
-	int zr, ret = -1;
+	struct strbuf out = STRBUF_INIT, reason = STRBUF_INIT;
+	int too_large, ret = -1;
 
-	memset(&z, 0, sizeof(z));
-	if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) {
-		strbuf_addf(why, "%s: zlib init failed", url);
-		return -1;
-	}
-	z.next_in = (unsigned char *)body->buf;
-	z.avail_in = (uInt)body->len;
-	for (;;) {
-		z.next_out = chunk;
-		z.avail_out = sizeof(chunk);
-		zr = inflate(&z, Z_NO_FLUSH);
-		if (zr != Z_OK && zr != Z_STREAM_END && zr != Z_BUF_ERROR) {
-			strbuf_addf(why, "%s: bad gzip data: %s", url,
-				    z.msg ? z.msg : "inflate failed");
-			goto out;
-		}
-		if (out.len + (sizeof(chunk) - z.avail_out) > max) {
-			strbuf_addf(why, "%s: larger than the limit of %zu "
-				    "bytes once decompressed", url, max);
+	if (gzip_inflate(body->buf, body->len, max, &out, &reason,
+			 &too_large)) {
+		strbuf_addf(why, "%s: %s", url, reason.buf);
+		if (too_large)
 			*permanent = 1;
-			goto out;
-		}
-		strbuf_add(&out, chunk, sizeof(chunk) - z.avail_out);
-		if (zr == Z_STREAM_END) {
-			/* concatenated gzip members */
-			if (!z.avail_in)
-				break;
-			if (inflateReset(&z) != Z_OK)
-				goto out;
-			continue;
-		}
-		if (zr == Z_BUF_ERROR || (!z.avail_in && z.avail_out)) {
-			if (!z.avail_in) {
-				strbuf_addf(why, "%s: truncated gzip data",
-					    url);
-				goto out;
-			}
-		}
+		goto out;
 	}
 	strbuf_release(body);
 	*body = out;
 	strbuf_init(&out);
 	ret = 0;
 out:
-	inflateEnd(&z);
 	strbuf_release(&out);
-	if (ret && !why->len)
-		strbuf_addf(why, "%s: bad gzip data", url);
+	strbuf_release(&reason);
 	return ret;
 }
 

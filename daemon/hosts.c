@@ -159,6 +159,17 @@ static int probe_stale(const struct db_run_host *h)
 	       time(NULL) - h->probed_at > HOSTS_PROBE_MAX_AGE_S;
 }
 
+void hosts_sched_init(struct schedule_host *s, const char *uri,
+		      const struct config_host *ch, const struct arch *arch,
+		      enum arch_accel accel)
+{
+	s->uri = uri;
+	s->arch = arch;
+	s->accel = accel;
+	s->capacity = ch && ch->capacity > 0 ? (unsigned int)ch->capacity : 1;
+	s->healthy = 1;
+}
+
 /* Adds an opened host to the set (takes vm). */
 static void set_add(struct hosts_set *set, const struct config_host *ch,
 		    long long id, struct vm_host *vm, const struct arch *arch,
@@ -167,19 +178,18 @@ static void set_add(struct hosts_set *set, const struct config_host *ch,
 	struct runner_host *rh;
 	size_t n = set->n + 1;
 
-	set->hosts = xrealloc(set->hosts, n * sizeof(*set->hosts));
-	set->ids = xrealloc(set->ids, n * sizeof(*set->ids));
-	set->uris = xrealloc(set->uris, n * sizeof(*set->uris));
+	/* hosts, ids and uris are parallel: one capacity for the three */
+	if (set->n == set->alloc) {
+		ALLOC_GROW(set->hosts, n, set->alloc);
+		REALLOC_ARRAY(set->ids, set->alloc);
+		REALLOC_ARRAY(set->uris, set->alloc);
+	}
 	set->uris[set->n] = xstrdup(ch->uri);
 	set->ids[set->n] = id;
 	rh = &set->hosts[set->n];
 	memset(rh, 0, sizeof(*rh));
 	rh->vm = vm;
-	rh->sched.uri = set->uris[set->n];
-	rh->sched.arch = arch;
-	rh->sched.accel = accel;
-	rh->sched.capacity = ch->capacity > 0 ? (unsigned int)ch->capacity : 1;
-	rh->sched.healthy = 1;
+	hosts_sched_init(&rh->sched, set->uris[set->n], ch, arch, accel);
 	set->n = n;
 }
 

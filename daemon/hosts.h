@@ -24,11 +24,20 @@
 #include "strbuf.h"
 
 struct config;
+struct config_host;
 struct db;
 
 #define HOSTS_PROBE_MAX_AGE_S	3600
 
 int hosts_startup(struct db *db, const struct config *cfg);
+
+/*
+ * The scheduler's view of a host at uri (borrowed) booting arch with
+ * accel: healthy, at ch's capacity (1 when ch is NULL or sets none).
+ */
+void hosts_sched_init(struct schedule_host *s, const char *uri,
+		      const struct config_host *ch, const struct arch *arch,
+		      enum arch_accel accel);
 
 /* What a probe boots: the run's base kernel and the guest initramfs. */
 struct hosts_probe_kit {
@@ -41,7 +50,7 @@ struct hosts_set {
 	struct runner_host *hosts;	/* n, vm opened, healthy */
 	long long *ids;			/* host table ids */
 	char **uris;			/* owned copies */
-	size_t n;
+	size_t n, alloc;
 	enum arch_accel accel;
 };
 

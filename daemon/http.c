@@ -63,11 +63,13 @@
 #include <sys/socket.h>
 #include <time.h>
 
+#include <jansson.h>
 #include <microhttpd.h>
 
 #include "alloc.h"
 #include "db.h"
 #include "http.h"
+#include "http_json.h"
 #include "log.h"
 #include "now.h"
 
@@ -164,7 +166,7 @@ struct http_request {
 	struct MHD_Response *resp;
 	int status;
 	struct http_header_kv *hdrs;
-	int nhdrs;
+	size_t nhdrs, alloc_hdrs;
 };
 
 static unsigned long server_ids;
@@ -429,7 +431,7 @@ static void target_parse(struct http_request *req, const char *raw)
 
 static void request_free(struct http_request *req)
 {
-	int i;
+	size_t i;
 
 	if (!req)
 		return;
@@ -970,7 +972,7 @@ struct db *http_db(struct http_request *req)
 void http_add_header(struct http_request *req, const char *name,
 		     const char *value)
 {
-	req->hdrs = xrealloc(req->hdrs, (req->nhdrs + 1) * sizeof(*req->hdrs));
+	ALLOC_GROW(req->hdrs, req->nhdrs + 1, req->alloc_hdrs);
 	req->hdrs[req->nhdrs].name = xstrdup(name);
 	req->hdrs[req->nhdrs].value = xstrdup(value);
 	req->nhdrs++;
@@ -979,7 +981,7 @@ void http_add_header(struct http_request *req, const char *name,
 void http_reply(struct http_request *req, int status, const char *ctype,
 		char *body, size_t len)
 {
-	int i;
+	size_t i;
 
 	if (req->resp) {
 		/* A second reply is a bug in a handler; keep the first. */
@@ -988,39 +990,14 @@ void http_reply(struct http_request *req, int status, const char *ctype,
 			 req->url);
 		return;
 	}
-	req->resp = MHD_create_response_from_buffer(len, body,
-						    MHD_RESPMEM_MUST_FREE);
-	if (!req->resp)
-		die("http", "out of memory");
+	req->resp = alloc_check(MHD_create_response_from_buffer(len, body,
+						MHD_RESPMEM_MUST_FREE),
+				"MHD_create_response_from_buffer");
 	req->status = status;
 	MHD_add_response_header(req->resp, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
 	for (i = 0; i < req->nhdrs; i++)
 		MHD_add_response_header(req->resp, req->hdrs[i].name,
 					req->hdrs[i].value);
-}
-
-void http_reply_json(struct http_request *req, int status, json_t *v)
-{
-	char *text = NULL, *body;
-	size_t len;
-
-	if (v)
-		text = json_dumps(v, JSON_COMPACT);
-	json_decref(v);
-	if (!text) {
-		static const char fallback[] = "{\"error\":{\"code\":"
-			"\"internal\",\"message\":\"cannot encode the "
-			"response\"}}";
-
-		status = 500;
-		text = xstrdup(fallback);
-	}
-	/* jansson allocates with malloc(), so MHD may free() it. */
-	len = strlen(text);
-	body = xrealloc(text, len + 2);
-	body[len] = '\n';
-	body[len + 1] = '\0';
-	http_reply(req, status, "application/json", body, len + 1);
 }
 
 void http_reply_error(struct http_request *req, int status, const char *code,

@@ -35,8 +35,6 @@
 
 #include <stddef.h>
 
-#include <jansson.h>
-
 #include "strbuf.h"
 
 struct db;
@@ -120,10 +118,10 @@ void http_add_header(struct http_request *req, const char *name,
 void http_reply(struct http_request *req, int status, const char *ctype,
 		char *body, size_t len);
 
-/* Replies with v serialized as JSON; steals the reference to v. */
-void http_reply_json(struct http_request *req, int status, json_t *v);
-
-/* Replies {"error":{"code":code,"message":...}} with status. */
+/*
+ * Replies {"error":{"code":code,"message":...}} with status (through
+ * http_json.c, as every JSON reply).
+ */
 void http_reply_error(struct http_request *req, int status, const char *code,
 		      const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));

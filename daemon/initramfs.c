@@ -1,7 +1,7 @@
 /*
  * initramfs.c - newc cpio writer (the format of the kernel's
  * Documentation/driver-api/early-userspace/buffer-format.rst) and its
- * content-addressed cache.  zlib writes the gzip variant.
+ * content-addressed cache.  gzip.c writes the gzip variant.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -10,9 +10,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include "alloc.h"
+#include "gzip.h"
 #include "initramfs.h"
 #include "log.h"
 #include "sha256.h"
@@ -161,20 +161,11 @@ static int write_all(const char *path, const struct strbuf *a, int gzip)
 
 	strbuf_addf(&tmp, "%s.tmp%d", path, (int)getpid());
 	if (gzip) {
-		gzFile gz = gzopen(tmp.buf, "wb9");
+		struct strbuf why = STRBUF_INIT;
 
-		if (!gz) {
-			error("initramfs", "%s: %s", tmp.buf, strerror(errno));
-			goto out;
-		}
-		if (a->len && gzwrite(gz, a->buf, (unsigned int)a->len) !=
-		    (int)a->len) {
-			gzclose(gz);
-			error("initramfs", "%s: write failed", tmp.buf);
-			goto out;
-		}
-		if (gzclose(gz) != Z_OK) {
-			error("initramfs", "%s: write failed", tmp.buf);
+		if (gzip_write_file(tmp.buf, a->buf, a->len, &why)) {
+			error("initramfs", "%s: %s", tmp.buf, why.buf);
+			strbuf_release(&why);
 			goto out;
 		}
 	} else {

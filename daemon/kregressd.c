@@ -93,7 +93,7 @@ static pthread_cond_t idle_cond = PTHREAD_COND_INITIALIZER;
 static pthread_mutex_t config_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct config *config_cur;
 static struct config **config_old;
-static size_t n_config_old;
+static size_t n_config_old, alloc_config_old;
 
 /* The JSON API (api.c), serving on its own threads; NULL until started. */
 static struct api *api;
@@ -291,7 +291,7 @@ static int str_differs(const char *a, const char *b)
 static void reload(const char *path)
 {
 	struct strbuf err = STRBUF_INIT, fixed = STRBUF_INIT;
-	struct config *cfg = NULL, **old;
+	struct config *cfg = NULL;
 	const struct config *cur = config_get();
 
 	if (config_load(path, &cfg, &err)) {
@@ -321,8 +321,7 @@ static void reload(const char *path)
 		strbuf_addstr(&fixed, " limits.api_idle_timeout_s");
 	if (api)
 		config_dashboard_port(cfg, api_port(api));
-	old = xrealloc(config_old, (n_config_old + 1) * sizeof(*old));
-	config_old = old;
+	ALLOC_GROW(config_old, n_config_old + 1, alloc_config_old);
 	/* The background threads hold the old config: stop them first. */
 	bg_stop();
 	pthread_mutex_lock(&config_lock);

@@ -306,7 +306,6 @@ static void add_recipients(struct mail *m, InternetAddressList *list,
 	for (i = 0; i < n; i++) {
 		InternetAddress *a = internet_address_list_get_address(list, i);
 		const char *name, *addr;
-		char **grown;
 
 		if (INTERNET_ADDRESS_IS_GROUP(a)) {
 			add_recipients(m, internet_address_group_get_members(
@@ -319,14 +318,15 @@ static void add_recipients(struct mail *m, InternetAddressList *list,
 			INTERNET_ADDRESS_MAILBOX(a));
 		if (!addr || !strchr(addr, '@'))
 			continue;
-		grown = xrealloc(m->recipients, (m->nr_recipients + 1) *
-				 sizeof(*grown));
-		m->recipients = grown;
+		ALLOC_GROW(m->recipients, m->nr_recipients + 1,
+			   m->alloc_recipients);
 		name = internet_address_get_name(a);
 		if (name && *name && !bare) {
-			if (asprintf(&m->recipients[m->nr_recipients],
-				     "%s <%s>", name, addr) < 0)
-				die("mail", "out of memory");
+			struct strbuf sb = STRBUF_INIT;
+
+			strbuf_addf(&sb, "%s <%s>", name, addr);
+			m->recipients[m->nr_recipients] =
+				strbuf_detach(&sb, NULL);
 		} else {
 			m->recipients[m->nr_recipients] = xstrdup(addr);
 		}
@@ -700,15 +700,14 @@ static int collect_cb(struct mail *m, const struct mail_skip *skip,
 	struct mail_box *box = data;
 
 	if (m) {
-		struct mail **v = xrealloc(box->mails,
-					  (box->nr + 1) * sizeof(*v));
-		box->mails = v;
+		ALLOC_GROW(box->mails, box->nr + 1, box->alloc);
 		box->mails[box->nr++] = m;
 	} else {
-		struct mail_skip *v = xrealloc(box->skipped,
-					      (box->nr_skipped + 1) *
-					      sizeof(*v));
-		box->skipped = v;
+		struct mail_skip *v;
+
+		ALLOC_GROW(box->skipped, box->nr_skipped + 1,
+			   box->alloc_skipped);
+		v = box->skipped;
 		v[box->nr_skipped].index = skip->index;
 		v[box->nr_skipped].message_id = skip->message_id ?
 			xstrdup(skip->message_id) : NULL;
@@ -834,8 +833,7 @@ int mail_addresses(const char *value, char ***emails, size_t *n)
 		return -1;
 	add_recipients(&m, list, 1);
 	g_object_unref(list);
-	m.recipients = xrealloc(m.recipients, (m.nr_recipients + 1) *
-				sizeof(*m.recipients));
+	ALLOC_GROW(m.recipients, m.nr_recipients + 1, m.alloc_recipients);
 	m.recipients[m.nr_recipients] = NULL;
 	*emails = m.recipients;
 	*n = m.nr_recipients;

@@ -55,7 +55,7 @@ struct mail {
 	/* The mailboxes of To and Cc, "Name <address>" (decoded UTF-8) or
 	 * just the address, in header order. */
 	char **recipients;
-	size_t nr_recipients;
+	size_t nr_recipients, alloc_recipients;
 	int has_date;		/* 0: Date missing or unparsable */
 	int64_t date;		/* Unix time, seconds */
 	int tz_offset_min;	/* e.g. +0530 -> 330, -0700 -> -420 */
@@ -90,9 +90,9 @@ void mail_skip_describe(const struct mail_skip *skip, struct strbuf *sb);
 
 struct mail_box {
 	struct mail **mails;
-	size_t nr;
+	size_t nr, alloc;
 	struct mail_skip *skipped;
-	size_t nr_skipped;
+	size_t nr_skipped, alloc_skipped;
 };
 
 /* Frees a mail; accepts NULL. */

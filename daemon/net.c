@@ -201,9 +201,7 @@ int net_url_parse(const char *s, struct net_url *u, const char **why)
 			return -1;
 		}
 	pthread_once(&net_once, net_setup);
-	h = curl_url();
-	if (!h)
-		die("net", "out of memory");
+	h = alloc_check(curl_url(), "curl_url");
 	rc = curl_url_set(h, CURLUPART_URL, s, CURLU_NON_SUPPORT_SCHEME);
 	if (rc != CURLUE_OK) {
 		*why = url_error(rc);
@@ -422,11 +420,7 @@ static int fail(struct net_response *r, struct strbuf *err,
 
 static struct curl_slist *slist_add(struct curl_slist *l, const char *s)
 {
-	struct curl_slist *n = curl_slist_append(l, s);
-
-	if (!n)
-		die("net", "out of memory");
-	return n;
+	return alloc_check(curl_slist_append(l, s), "curl_slist_append");
 }
 
 int net_perform(const struct net_request *req, struct net_response *r,

@@ -7,6 +7,7 @@
 #include "alloc.h"
 #include "calib.h"
 #include "config.h"
+#include "fetch.h"
 #include "mail.h"
 #include "options.h"
 #include "stats.h"
@@ -51,4 +52,15 @@ const char **options_allowlist(const struct config *cfg)
 	for (i = 0; i < cfg->n_url_allowlist; i++)
 		allow[i] = cfg->url_allowlist[i];
 	return allow;
+}
+
+void options_fetch(const struct config *cfg, const char *const *allow,
+		   struct fetch_options *fo)
+{
+	fetch_options_init(fo);
+	fo->allow = allow;
+	if (cfg->limits.max_body_bytes)
+		fo->max_bytes = cfg->limits.max_body_bytes;
+	if (cfg->limits.max_mbox_bytes > fo->max_bytes)
+		fo->max_bytes = cfg->limits.max_mbox_bytes;
 }

@@ -1,7 +1,7 @@
 /*
  * options.h - the configuration turned into each module's options, in one
- * place, so that the stages, the watcher and the API hand stats.c, mail.c
- * and allowlist.c the same values.  The configuration is one that
+ * place, so that the stages, the watcher and the API hand stats.c, mail.c,
+ * fetch.c and allowlist.c the same values.  The configuration is one that
  * config_load() accepted: its values are in range, with its defaults.
  */
 #ifndef KREGRESS_OPTIONS_H
@@ -11,6 +11,7 @@
 
 struct calib_design;
 struct config;
+struct fetch_options;
 struct mail_limits;
 struct stats_opts;
 
@@ -38,5 +39,13 @@ void options_mail_limits(const struct config *cfg, struct mail_limits *lim);
  * the configuration's strings (borrowed); free() the array alone.
  */
 const char **options_allowlist(const struct config *cfg);
+
+/*
+ * fetch.c's options: fetch_options_init()'s, with allow (an
+ * options_allowlist(), borrowed) and a body cap of the larger of
+ * limits.max_body_bytes and limits.max_mbox_bytes.
+ */
+void options_fetch(const struct config *cfg, const char *const *allow,
+		   struct fetch_options *fo);
 
 #endif

@@ -119,19 +119,15 @@ int patchwork_check_post(const char *api_url, const char *token,
 	headers[1] = "Content-Type: application/json";
 	headers[2] = "Accept: application/json";
 	headers[3] = NULL;
-	body = json_pack("{s:s,s:s}", "state", c->state, "context",
-			 c->context);
-	if (!body)
-		die("patchwork", "out of memory");
+	body = alloc_check(json_pack("{s:s,s:s}", "state", c->state,
+				     "context", c->context), "json_pack");
 	if (c->target_url)
 		json_object_set_new(body, "target_url",
 				    json_string(c->target_url));
 	if (c->description)
 		json_object_set_new(body, "description",
 				    json_string(c->description));
-	text = json_dumps(body, JSON_COMPACT);
-	if (!text)
-		die("patchwork", "out of memory");
+	text = alloc_check(json_dumps(body, JSON_COMPACT), "json_dumps");
 	req.url = url.buf;
 	req.method = "POST";
 	req.headers = headers;

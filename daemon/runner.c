@@ -67,7 +67,7 @@ struct place {
 	unsigned int busy;
 };
 static struct place *places;	/* under runner_lock */
-static size_t nplaces;
+static size_t nplaces, alloc_places;
 
 static unsigned int *place_busy(const char *uri, const struct arch *arch)
 {
@@ -76,7 +76,7 @@ static unsigned int *place_busy(const char *uri, const struct arch *arch)
 	for (i = 0; i < nplaces; i++)
 		if (places[i].arch == arch && !strcmp(places[i].uri, uri))
 			return &places[i].busy;
-	places = xrealloc(places, (nplaces + 1) * sizeof(*places));
+	ALLOC_GROW(places, nplaces + 1, alloc_places);
 	places[nplaces].uri = xstrdup(uri);
 	places[nplaces].arch = arch;
 	places[nplaces].busy = 0;

@@ -12,12 +12,6 @@
 #include "sample.h"
 #include "strbuf.h"
 
-static char *dup_or_die(const char *s)
-{
-	char *d = xstrdup(s);
-	return d;
-}
-
 int sample_parse(const char *json, struct sample *s)
 {
 	json_t *rec = json_loads(json, 0, NULL), *v, *it, *params;
@@ -41,10 +35,10 @@ int sample_parse(const char *json, struct sample *s)
 	u = json_string_value(json_object_get(rec, "unit"));
 	d = json_string_value(json_object_get(rec, "direction"));
 	it = json_object_get(rec, "iteration");
-	s->workload = dup_or_die(w);
-	s->metric = dup_or_die(m);
-	s->params = p ? p : dup_or_die("{}");
-	s->unit = dup_or_die(u ? u : "");
+	s->workload = xstrdup(w);
+	s->metric = xstrdup(m);
+	s->params = p ? p : xstrdup("{}");
+	s->unit = xstrdup(u ? u : "");
 	s->direction = STATS_LOWER_IS_BETTER;
 	if (d)
 		stats_direction_parse(d, &s->direction);

@@ -148,15 +148,7 @@ static int signal_descendants(pid_t root, int sig)
 		if (de->d_name[0] < '1' || de->d_name[0] > '9' ||
 		    proc_read(de->d_name, &e))
 			continue;
-		if (n == alloc) {
-			struct proc_entry *nv;
-
-			alloc = alloc ? 2 * alloc : 256;
-			nv = realloc(v, alloc * sizeof(*v));
-			if (!nv)
-				break;
-			v = nv;
-		}
+		ALLOC_GROW(v, n + 1, alloc);
 		v[n++] = e;
 	}
 	closedir(d);

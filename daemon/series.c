@@ -39,9 +39,9 @@
 #include "series.h"
 #include "strbuf.h"
 
-static void push_str(char ***v, size_t *nr, char *s)
+static void push_str(char ***v, size_t *nr, size_t *alloc, char *s)
 {
-	*v = xrealloc(*v, (*nr + 1) * sizeof(**v));
+	ALLOC_GROW(*v, *nr + 1, *alloc);
 	(*v)[(*nr)++] = s;
 }
 
@@ -54,7 +54,8 @@ void problem(struct series *s, const char *fmt, ...)
 	va_start(ap, fmt);
 	strbuf_vaddf(&sb, fmt, ap);
 	va_end(ap);
-	push_str(&s->problems, &s->nr_problems, strbuf_detach(&sb, NULL));
+	push_str(&s->problems, &s->nr_problems, &s->alloc_problems,
+		 strbuf_detach(&sb, NULL));
 }
 
 const char *series_status_str(enum series_status st)
@@ -328,7 +329,8 @@ static int is_patchbreak(const struct line *l)
 }
 
 /* Adds a file's path in the tree (diff.h) to files, once. */
-static void add_file(char ***files, size_t *nr, struct diff_path name)
+static void add_file(char ***files, size_t *nr, size_t *alloc,
+		     struct diff_path name)
 {
 	size_t i;
 
@@ -338,7 +340,7 @@ static void add_file(char ***files, size_t *nr, struct diff_path name)
 		if (strlen((*files)[i]) == name.n &&
 		    !memcmp((*files)[i], name.p, name.n))
 			return;
-	push_str(files, nr, xstrndup(name.p, name.n));
+	push_str(files, nr, alloc, xstrndup(name.p, name.n));
 }
 
 /* " (in mm/x.c, hunk @@ -1,3 +1,4 @@)" for what d's error is in. */
@@ -366,7 +368,7 @@ struct body_parts {
 	size_t diff_error_line;		/* in the diff */
 	char *diff_error_where;		/* " (in FILE, hunk @@ ...)", or "" */
 	char **files;			/* paths in the tree (diff.h) */
-	size_t nr_files;
+	size_t nr_files, alloc_files;
 	char *from;			/* in-body From: value */
 	char *date;			/* in-body Date: value */
 	char *subject;			/* in-body Subject: value */
@@ -437,7 +439,7 @@ static void body_split(const char *buf, size_t len, struct body_parts *b)
 		b->diff_error_line = d.error_line;
 		b->diff_error_where = error_where(&d, buf + pos);
 		for (i = 0; i < d.nr_files; i++)
-			add_file(&b->files, &b->nr_files,
+			add_file(&b->files, &b->nr_files, &b->alloc_files,
 				 diff_file_path(&d.files[i]));
 	}
 	diff_release(&d);
@@ -834,8 +836,7 @@ static void trailer_add(void *data, const char *name, size_t nn,
 		    strlen(p->trailers[i].value) == vn &&
 		    !memcmp(p->trailers[i].value, value, vn))
 			return;
-	p->trailers = xrealloc(p->trailers,
-			       (p->nr_trailers + 1) * sizeof(*p->trailers));
+	ALLOC_GROW(p->trailers, p->nr_trailers + 1, p->alloc_trailers);
 	p->trailers[p->nr_trailers].name = xstrndup(name, nn);
 	p->trailers[p->nr_trailers].value = xstrndup(value, vn);
 	p->trailers[p->nr_trailers].message_id = xstrdup(c->msgid);
@@ -1094,12 +1095,12 @@ static struct series *build_revision(struct item *items, size_t nr, int v)
 	s->cover = by_index[0];
 	for (i = 1; i <= last; i++) {
 		if (by_index[i]) {
-			s->patches = xrealloc(s->patches, (s->nr_patches + 1) *
-					      sizeof(*s->patches));
+			ALLOC_GROW(s->patches, s->nr_patches + 1,
+				   s->alloc_patches);
 			s->patches[s->nr_patches++] = by_index[i];
 		} else if (i <= total) {
-			s->missing = xrealloc(s->missing, (s->nr_missing + 1) *
-					      sizeof(*s->missing));
+			ALLOC_GROW(s->missing, s->nr_missing + 1,
+				   s->alloc_missing);
 			s->missing[s->nr_missing++] = i;
 		}
 	}
@@ -1153,7 +1154,8 @@ static struct series *build_revision(struct item *items, size_t nr, int v)
 				f = footer(l.p, l.n, key);
 				if (f)
 					push_str(&s->prereq_patch_ids,
-						 &s->nr_prereq_patch_ids, f);
+						 &s->nr_prereq_patch_ids,
+						 &s->alloc_prereq_patch_ids, f);
 			}
 		}
 	}
@@ -1170,8 +1172,8 @@ int series_build(const struct mail_box *box, struct series **out)
 	long *path = NULL;
 	int *versions = NULL;
 	char *pull, *pull_url = NULL;
-	size_t nr, k, nr_versions = 0, nr_patches = 0, nr_revs = 0;
-	size_t pull_item = 0;
+	size_t nr, k, nr_versions = 0, alloc_versions = 0, nr_patches = 0;
+	size_t nr_revs = 0, pull_item = 0;
 	int ret = -1;
 
 	*out = NULL;
@@ -1244,8 +1246,7 @@ int series_build(const struct mail_box *box, struct series **out)
 			if (versions[v] == it->subj.version)
 				break;
 		if (v == nr_versions) {
-			versions = xrealloc(versions, (nr_versions + 1) *
-					    sizeof(*versions));
+			ALLOC_GROW(versions, nr_versions + 1, alloc_versions);
 			versions[nr_versions++] = it->subj.version;
 		}
 	}
@@ -1342,7 +1343,7 @@ int series_build(const struct mail_box *box, struct series **out)
 
 		mail_skip_describe(&box->skipped[k], &sb);
 		push_str(&newest->problems, &newest->nr_problems,
-			 strbuf_detach(&sb, NULL));
+			 &newest->alloc_problems, strbuf_detach(&sb, NULL));
 	}
 	if (!nr_patches && newest->status == SERIES_EMPTY)
 		problem(newest, "no patch among the %zu messages (a "

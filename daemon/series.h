@@ -73,7 +73,7 @@ struct series_patch {
 	char *message;
 	/* Trailers from replies, in the order the replies came. */
 	struct series_trailer *trailers;
-	size_t nr_trailers;
+	size_t nr_trailers, alloc_trailers;
 	/*
 	 * The diff, byte for byte as mailed (after transfer decoding and
 	 * CRLF -> LF): from the first "diff --git" (or "--- "/"+++ " pair)
@@ -111,17 +111,17 @@ struct series {
 	char *tree;		/* tree prefix of the subject, or NULL */
 	struct series_patch *cover;	/* or the request-pull mail; NULL: none */
 	struct series_patch **patches;	/* by index, present ones only */
-	size_t nr_patches;
+	size_t nr_patches, alloc_patches;
 	enum series_status status;
 	int *missing;		/* indexes absent from 1..total */
-	size_t nr_missing;
+	size_t nr_missing, alloc_missing;
 	char *base_commit;	/* footer "base-commit:", or NULL */
 	char *change_id;	/* footer "change-id:", or NULL */
 	char **prereq_patch_ids;	/* footers "prerequisite-patch-id:" */
-	size_t nr_prereq_patch_ids;
+	size_t nr_prereq_patch_ids, alloc_prereq_patch_ids;
 	char *pull_request;	/* "URL BRANCH" of a request-pull, or NULL */
 	char **problems;	/* human-readable, one per issue */
-	size_t nr_problems;
+	size_t nr_problems, alloc_problems;
 	struct series *older;	/* previous revision, or NULL */
 };
 

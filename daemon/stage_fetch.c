@@ -82,11 +82,7 @@ enum pipeline_result stage_fetch(struct pipeline_ctx *ctx,
 	memset(&lim, 0, sizeof(lim));
 	if (cfg) {
 		allow = options_allowlist(cfg);
-		fo.allow = allow;
-		if (cfg->limits.max_body_bytes)
-			fo.max_bytes = cfg->limits.max_body_bytes;
-		if (cfg->limits.max_mbox_bytes > fo.max_bytes)
-			fo.max_bytes = cfg->limits.max_mbox_bytes;
+		options_fetch(cfg, allow, &fo);
 		options_mail_limits(cfg, &lim);
 	}
 	lim.keep_raw = 1;

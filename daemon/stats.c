@@ -1091,9 +1091,7 @@ static void boot_sorted(const double *x, size_t nb, const double *y,
 	int b;
 
 	th = xmalloc(alloc_mul(resamples, sizeof(*th)));
-	rng = gsl_rng_alloc(gsl_rng_mt19937);
-	if (!rng)
-		die("stats", "out of memory");
+	rng = alloc_check(gsl_rng_alloc(gsl_rng_mt19937), "gsl_rng_alloc");
 	gsl_rng_set(rng, seed);
 
 	out->ratio = median_sorted(y, nn) / median_sorted(x, nb);

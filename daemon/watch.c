@@ -101,17 +101,6 @@ void watch_free(struct watch *w)
 	free(w);
 }
 
-static void fetch_opts(const struct watch *w, struct fetch_options *fo)
-{
-	fetch_options_init(fo);
-	fo->allow = w->allow;
-	if (w->cfg->limits.max_body_bytes)
-		fo->max_bytes = w->cfg->limits.max_body_bytes;
-	if (w->cfg->limits.max_mbox_bytes &&
-	    w->cfg->limits.max_mbox_bytes > fo->max_bytes)
-		fo->max_bytes = w->cfg->limits.max_mbox_bytes;
-}
-
 /*
  * thread waits on l: recorded with now as its first sighting unless it
  * waits already; not when WATCH_PENDING_MAX threads wait (logged).
@@ -197,7 +186,7 @@ static int process_thread(struct watch *w, struct watch_list *l,
 					&first_seen))
 		return -1;
 	mail_box_init(&box);
-	fetch_opts(w, &fo);
+	options_fetch(w->cfg, w->allow, &fo);
 	st->threads++;
 	if (fetch_mbox(url, &fo, &data, &reason, NULL)) {
 		error("watch", "%s: thread <%s>: %s", l->cfg->name, thread,
@@ -289,7 +278,7 @@ static int fetch_feed(struct watch *w, struct watch_list *l,
 	struct strbuf body = STRBUF_INIT, err = STRBUF_INIT;
 	int ret = -1;
 
-	fetch_opts(w, &fo);
+	options_fetch(w->cfg, w->allow, &fo);
 	fo.if_none_match = l->etag;
 	fo.if_modified_since = l->last_modified;
 	r.body = &body;
@@ -330,7 +319,7 @@ out:
 static int poll_list(struct watch *w, struct watch_list *l, struct db *db,
 		     long long now, struct watch_stats *st)
 {
-	struct atom_feed feed = { NULL, 0 };
+	struct atom_feed feed = { NULL, 0, 0 };
 	struct watch_seen threads;
 	struct db_watch_pending *pending = NULL;
 	size_t i, k, nr_pending = 0;

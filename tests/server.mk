@@ -7,11 +7,12 @@
 # name order).
 BENCHMARKS += $(CURDIR)/tests/bench/slow-clients.py
 
-FUZZ_HTTP_SRC := tests/fuzz/fuzz-http.c daemon/http.c daemon/strbuf.c \
+FUZZ_HTTP_SRC := tests/fuzz/fuzz-http.c daemon/http.c daemon/http_json.c \
+		 daemon/strbuf.c \
 		 daemon/alloc.c \
 		 daemon/log.c daemon/escape.c daemon/now.c
 
-$(FUZZ_DIR)/fuzz-http: $(FUZZ_HTTP_SRC) daemon/http.h
+$(FUZZ_DIR)/fuzz-http: $(FUZZ_HTTP_SRC) daemon/http.h daemon/http_json.h
 	$(quiet) FUZZCC $@
 	@mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) -std=gnu11 -D_GNU_SOURCE -Idaemon $(FUZZ_FLAGS) \

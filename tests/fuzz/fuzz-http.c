@@ -28,6 +28,7 @@
 
 #include "db.h"
 #include "http.h"
+#include "http_json.h"
 #include "log.h"
 
 #define BODY_MAX	4096

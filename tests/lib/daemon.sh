@@ -23,6 +23,13 @@
 #                       --feed FILE, ...); sets $lore_port and
 #                       LORE=http://127.0.0.1:$lore_port; its request log
 #                       is $lore_log
+#   daemon_vm_setup PREFIX TOKEN  for a slow test of the daemon on real
+#                       builds and boots (build-lib.sh sourced, $KR the
+#                       CLI): its domains named PREFIX... and reaped at
+#                       exit, the shared build cache, the shipped
+#                       fragments, API token TOKEN; skips unless root
+#                       reaches qemu:///system and the arm64 cross
+#                       compiler is there; the build user set up
 #
 # Whatever is still running at exit is killed (at_exit).
 
@@ -117,3 +124,18 @@ lore_start() {
 	LORE=http://127.0.0.1:$lore_port
 }
 at_exit '[ -z "$lore_pid" ] || { kill "$lore_pid"; wait "$lore_pid"; }'
+
+daemon_vm_setup() {
+	export KREGRESS_VM_PREFIX=$1
+	export KREGRESS_CACHE=${KREGRESS_CACHE:-/var/cache/kregress}
+	export KREGRESS_CONFIG_DIR=$KREGRESS_SRC/builders/configs
+	export KREGRESS_TOKEN=$2
+	at_exit '"$KR" host reap >/dev/null 2>&1'
+
+	[ "$(id -u)" = 0 ] || skip_all "needs root for qemu:///system"
+	timeout 20 virsh -c qemu:///system version >/dev/null 2>&1 ||
+		skip_all "libvirtd is not running (make check starts it)"
+	command -v aarch64-linux-gnu-gcc >/dev/null ||
+		skip_all "gcc-aarch64-linux-gnu is not installed"
+	build_user_setup
+}
