@@ -213,8 +213,8 @@ int db_web_trends(struct db *db, const struct db_web_trend_filter *f,
 	static const char sql[] =
 		"SELECT c.run_id AS run, c.series_id AS series, s.subject, "
 		"s.base_used AS base_commit, r.started_at, h.name AS host, "
-		"r.accel, r.plan, r.clock, c.params, c.unit, c.direction, c.n_base, "
-		"c.median_base, c.n_new, c.median_new, c.change_pct, "
+		"r.accel, r.plan, r.clock, c.params, c.unit, c.direction, "
+		"c.n_base, c.median_base, c.n_new, c.median_new, c.change_pct, "
 		"c.verdict, c.is_primary "
 		"FROM comparison c JOIN run r ON r.id = c.run_id "
 		"JOIN series s ON s.id = c.series_id "

@@ -60,7 +60,8 @@ int main(void)
 	is_int(fs_mkdir_p(path, 0755), -1, "mkdir -p through a file fails");
 
 	snprintf(path, sizeof(path), "%s/out/d/m.eml", top);
-	is_int(fs_mkdir_parent(path, 0755, &why), 0, "mkdir of a file's parent");
+	is_int(fs_mkdir_parent(path, 0755, &why), 0,
+	       "mkdir of a file's parent");
 	is_int(fs_write_atomic(path, "hello\n", 6, 0640, &why), 0,
 	       "an atomic write");
 	is_int(strbuf_read_file(&sb, path, 64), 0, "the file reads back");

@@ -645,7 +645,8 @@ static void test_escaped(void)
 	ok(strstr(m.body.buf, "  hunk:  @@ -1 +1 @@ f\\x1b]0;title\\x07\n")
 	   != NULL, "the hunk heading, escaped");
 	ok(has(m.body.buf, "It goes to Evil\\x1b[31m Author\\x0d "
-	       "<e@example.org> once"), "the author in the recipients, escaped");
+	       "<e@example.org> once"),
+	   "the author in the recipients, escaped");
 	ok(has(m.body.buf, "mm/x.c: hunk \\x1b[2K\\x0ddid not apply"),
 	   "apply's reason, escaped");
 	ok(strstr(m.subject, "\\x1b[2J\\x0dforged") != NULL,

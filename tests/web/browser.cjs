@@ -332,24 +332,27 @@ async function trendsNoise(browser) {
 		plots = await trendPlots(p);
 		const want = (x) => plots[0].data[1].map((v) => v * (1 + x));
 		const close = (a, b) => a.length === b.length &&
-			a.every((v, i) => Math.abs(v - b[i]) < 1e-6 * Math.abs(b[i]));
+			a.every((v, i) => Math.abs(v - b[i]) <
+				1e-6 * Math.abs(b[i]));
 		report(plots.length === 1 && plots[0].band === 0.005 &&
 		       plots[0].bands === 1 &&
 		       close(plots[0].data[2], want(-0.005)) &&
 		       close(plots[0].data[3], want(0.005)),
-		       'trends with a calibration: a band of ±0.5% (calibration ' +
-		       '#2\'s resolve) around every point', JSON.stringify(plots));
-		const key = await p.$eval('section.trend .key', (k) => k.innerText);
+		       'trends with a calibration: a band of ±0.5% ' +
+		       '(calibration #2\'s resolve) around every point',
+		       JSON.stringify(plots));
+		const key = await p.$eval('section.trend .key',
+					  (k) => k.innerText);
 		report(/±0\.5%: the smallest change a run on local can tell/
 			.test(key), 'the legend says what the band is', key);
 		const line = await p.$eval('section.trend .noise',
 					   (k) => k.innerText);
-		report(/A\/A calibration #2 of local \(instruction time/.test(line) &&
-		       /CV 0\.04%/.test(line) && !/9\.5/.test(line),
-		       'the chart names its calibration, clock and CV, not the ' +
-		       'real-time one\'s', line);
-		same(p.problems, [], 'the trends page with a band has no console ' +
-		     'error and no failed request');
+		report(/A\/A calibration #2 of local \(instruction time/
+			.test(line) && /CV 0\.04%/.test(line) &&
+		       !/9\.5/.test(line), 'the chart names its calibration, ' +
+		       'clock and CV, not the real-time one\'s', line);
+		same(p.problems, [], 'the trends page with a band has no ' +
+		     'console error and no failed request');
 		await shot(p, 'trends-noise');
 		await p.context().close();
 		p = await open(browser, url('arm64'));
@@ -371,7 +374,8 @@ async function trendsNoise(browser) {
 		report(plots.length && plots.every((x) => !x.bands),
 		       'a real-time calibration draws no band on instruction ' +
 		       'time', JSON.stringify(plots));
-		text = await p.$eval('section.trend .noise', (k) => k.innerText);
+		text = await p.$eval('section.trend .noise',
+				     (k) => k.innerText);
 		report(/No A\/A calibration of local for instruction time/
 			.test(text) && /real time, are not drawn/.test(text),
 		       'and the chart says which it left out', text);

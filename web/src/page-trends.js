@@ -85,8 +85,9 @@ export async function render(main) {
 			  h('pre', { class: 'wrap' }, p0.plan)),
 			box,
 			trendKey(band === undefined ? null : '±' +
-				 num(cal.resolve_pct) + '%: the smallest change a ' +
-				 'run on ' + p0.host + ' can tell from its noise'),
+				 num(cal.resolve_pct) + '%: the smallest ' +
+				 'change a run on ' + p0.host +
+				 ' can tell from its noise'),
 			noiseLine(p0, cal, noise),
 			h('div', { class: 'table-wrap' }, h('table', { class: 'small' },
 			  h('thead', {}, h('tr', {}, ['Run started', 'Base commit',
@@ -129,19 +130,21 @@ function noiseLine(p0, cal, noise) {
 			'These runs used several hosts: no one host\'s noise ' +
 			'band applies.' :
 			'No A/A calibration of ' + p0.host + ' for ' +
-			clockLabel(p0.clock) + ' and this plan: no noise band.' +
+			clockLabel(p0.clock) + ' and this plan: no noise ' +
+			'band.' +
 			(other.length ? ' (Its calibrations of other clocks ' +
 			 'or plans, ' + [...new Set(other.map((e) =>
 			 clockLabel(e.clock)))].join(', ') + ', are not ' +
 			 'drawn here.)' : ''));
 	}
-	return h('p', { class: 'noise' }, 'A/A calibration #' + cal.calibration +
-		' of ' + cal.host + ' (' + clockLabel(cal.clock) + ', ' +
-		cal.boots_per_side + ' boots a side on base ' +
-		shortCommit(cal.base_commit) + ', done ', time(cal.finished_at),
-		'): per-boot CV ' + (cal.cv === null ? '—' :
-		num(100 * cal.cv) + '%') + ', resolves ' +
-		(cal.resolve_pct === null ? '— (no band drawn)' :
-		 '±' + num(cal.resolve_pct) + '%') + '; its runs are decided at ±' +
+	const cv = cal.cv === null ? '—' : num(100 * cal.cv) + '%';
+	const resolve = cal.resolve_pct === null ? '— (no band drawn)' :
+		'±' + num(cal.resolve_pct) + '%';
+	return h('p', { class: 'noise' }, 'A/A calibration #' +
+		cal.calibration + ' of ' + cal.host + ' (' +
+		clockLabel(cal.clock) + ', ' + cal.boots_per_side +
+		' boots a side on base ' + shortCommit(cal.base_commit) +
+		', done ', time(cal.finished_at), '): per-boot CV ' + cv +
+		', resolves ' + resolve + '; its runs are decided at ±' +
 		num(cal.threshold_pct) + '%.');
 }

@@ -146,8 +146,10 @@ export function interval(c, T) {
 export function trend(el, pts, opt) {
 	const r = opt.band;
 	const edge = (sign) => pts.map((x) => (r === undefined ||
-		x.median_base === null ? null : x.median_base * (1 + sign * r)));
-	const data = [pts.map((x) => x.started_at), pts.map((x) => x.median_base)];
+		x.median_base === null ? null :
+		x.median_base * (1 + sign * r)));
+	const data = [pts.map((x) => x.started_at),
+		      pts.map((x) => x.median_base)];
 	const series = [{ label: 'run started (UTC)' },
 		{ label: 'base median', stroke: COLORS.base,
 		  points: { show: true, size: 7 } }];
@@ -179,8 +181,8 @@ export function trend(el, pts, opt) {
 
 // What the marks of a trend() plot are; band is the caption of its band.
 export function trendKey(band) {
-	return h('p', { class: 'key' },
-		 h('span', { class: 'mark base' }, '●'), ' base median of a run',
-		 band ? ['  ', h('span', { class: 'mark band' }, '■'), ' ', band] :
-		 null);
+	const mark = (cls, c) => h('span', { class: 'mark ' + cls }, c);
+	return h('p', { class: 'key' }, mark('base', '●'),
+		 ' base median of a run',
+		 band ? ['  ', mark('band', '■'), ' ', band] : null);
 }
