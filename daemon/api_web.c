@@ -113,7 +113,7 @@ static void trends(struct http_request *req, void *arg)
 {
 	struct db_web_trend_filter f = { .limit = API_TRENDS_DEFAULT };
 	long long limit = API_TRENDS_DEFAULT;
-	json_t *points;
+	json_t *points, *noise;
 	struct db *db;
 	int more;
 
@@ -128,15 +128,14 @@ static void trends(struct http_request *req, void *arg)
 	db = http_db(req);
 	if (!db)
 		return;
-	if (db_web_trends(db, &f, &points, &more)) {
+	if (db_web_trends(db, &f, &points, &more, &noise)) {
 		http_reply_error(req, 500, "database",
 				 "the trends could not be read");
 		return;
 	}
-	/* No A/A calibration is recorded yet: no noise band to give. */
-	reply_json(req, json_pack("{s:o,s:b,s:I,s:n}", "points", points,
+	reply_json(req, json_pack("{s:o,s:b,s:I,s:o}", "points", points,
 				  "more", more, "limit", (json_int_t)limit,
-				  "noise"));
+				  "noise", noise ? noise : json_null()));
 }
 
 static void hosts(struct http_request *req, void *arg)

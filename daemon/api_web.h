@@ -4,6 +4,8 @@
  *   GET /api/v1/runs/{id}              a run, its boots and every
  *                                      per-boot value (db_web_run())
  *   GET /api/v1/trends?tree=&arch=&workload=&metric=&host=&limit=
+ *                                      a metric over runs, with the
+ *                                      hosts' A/A noise (db_web_trends())
  *   GET /api/v1/hosts
  *   GET /api/v1/compare?a=BUILD&b=BUILD  two builds' per-boot values and
  *                                      stats.c's test of each metric

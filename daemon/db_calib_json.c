@@ -2,13 +2,13 @@
  * db_calib_json.c - a host's calibrations as the API serves them (see
  * db_calib_json.h): the newest done one per (arch, accel, clock, plan)
  * with its metrics and published false alarms, and the newest of any
- * status.
+ * status; one metric's noise on an arch's hosts for the trends.
  */
 #include "db.h"
 #include "db_calib_json.h"
 #include "db_json.h"
 
-/* The published false alarms of one current calibration (see db_calib_json.h). */
+/* The published false alarms of one current calibration (see the .h). */
 static int published(struct db *db, json_t *cal)
 {
 	static const char sim_sql[] =
@@ -102,4 +102,50 @@ fail:
 	json_decref(current);
 	json_decref(last);
 	return -1;
+}
+
+int db_calib_noise_json(struct db *db, const char *arch, const char *host,
+			const char *workload, const char *metric,
+			json_t **out)
+{
+	static const char sql[] =
+		"SELECT c.id AS calibration, h.name AS host, c.arch, c.accel, "
+		"c.clock, c.plan, m.params, m.unit, m.direction, "
+		"m.is_primary, m.n, m.median, m.cv, m.resolve_pct, "
+		"m.alarm_pct, m.threshold_pct, m.detectable_pct, "
+		"c.boots_per_side, c.build_id, b.commit_id AS base_commit, "
+		"c.started_at, c.finished_at FROM calibration c "
+		"JOIN host h ON h.id = c.host_id "
+		"JOIN calibration_metric m ON m.calibration_id = c.id "
+		"LEFT JOIN build b ON b.id = c.build_id "
+		"WHERE c.id IN (SELECT max(x.id) FROM calibration x "
+		" JOIN host xh ON xh.id = x.host_id WHERE x.arch = ?1 AND "
+		" x.status = 'done' AND (?2 IS NULL OR xh.name = ?2) "
+		" GROUP BY x.host_id, x.accel, x.clock, x.plan) "
+		"AND m.workload = ?3 AND m.metric = ?4 "
+		"ORDER BY h.name, c.clock, c.id DESC, m.params LIMIT ?5";
+	struct sqlite3_stmt *st = NULL;
+	json_t *rows = json_array();
+	int ret = -1;
+
+	*out = NULL;
+	if (db_json_prepare(db, sql, &st))
+		goto out;
+	db_bind_text(st, 1, arch);
+	db_bind_text(st, 2, host);
+	db_bind_text(st, 3, workload);
+	db_bind_text(st, 4, metric);
+	db_bind_int(st, 5, DB_CALIB_NOISE_MAX);
+	if (db_json_collect(db, st, rows))
+		goto out;
+	db_json_parse_member(rows, "params");
+	if (json_array_size(rows)) {
+		*out = rows;
+		rows = NULL;
+	}
+	ret = 0;
+out:
+	db_json_done(st);
+	json_decref(rows);
+	return ret;
 }

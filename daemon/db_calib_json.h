@@ -34,4 +34,29 @@ struct db;
  */
 int db_calib_host_json(struct db *db, long long host_id, json_t **out);
 
+/* Entries db_calib_noise_json() returns at most. */
+#define DB_CALIB_NOISE_MAX	200
+
+/*
+ * The noise of one metric on the hosts of an arch (contract for the
+ * "noise" of GET /api/v1/trends): per host (host NULL: every host; else
+ * that host name) the newest done calibration of each (accel, clock,
+ * plan) of arch (the one the hosts page shows), one entry per row of
+ * it for workload/metric (one per params), shaped
+ *   {"calibration": ID, "host", "arch", "accel", "clock", "plan",
+ *    "params" (an object), "unit", "direction", "is_primary", "n",
+ *    "median", "cv" (a fraction), "resolve_pct", "alarm_pct",
+ *    "threshold_pct", "detectable_pct", "boots_per_side", "build_id",
+ *    "base_commit", "started_at", "finished_at"}
+ * (the calibration's row and its metric row, as db_calib_host_json()
+ * names them), by host, clock and newest first, at most
+ * DB_CALIB_NOISE_MAX.  (host, accel, clock, plan, params) is what a
+ * trend point of a run has to match: an entry speaks only of runs of its
+ * own clock and plan.  *out is the caller's, NULL when there is none.
+ * Call it inside a read transaction.
+ */
+int db_calib_noise_json(struct db *db, const char *arch, const char *host,
+			const char *workload, const char *metric,
+			json_t **out);
+
 #endif

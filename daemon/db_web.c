@@ -208,13 +208,13 @@ out:
 }
 
 int db_web_trends(struct db *db, const struct db_web_trend_filter *f,
-		  json_t **out, int *more)
+		  json_t **out, int *more, json_t **noise)
 {
 	static const char sql[] =
 		"SELECT c.run_id AS run, c.series_id AS series, s.subject, "
 		"s.base_used AS base_commit, r.started_at, h.name AS host, "
-		"r.plan, r.clock, c.params, c.unit, c.direction, c.n_base, "
-		"c.median_base, c.n_new, c.median_new, c.change_pct, "
+		"r.accel, r.plan, r.clock, c.params, c.unit, c.direction, "
+		"c.n_base, c.median_base, c.n_new, c.median_new, c.change_pct, "
 		"c.verdict, c.is_primary "
 		"FROM comparison c JOIN run r ON r.id = c.run_id "
 		"JOIN series s ON s.id = c.series_id "
@@ -243,6 +243,11 @@ int db_web_trends(struct db *db, const struct db_web_trend_filter *f,
 	if (*more)
 		json_array_remove(rows, f->limit);
 	db_json_parse_member(rows, "params");
+	db_json_done(st);
+	st = NULL;
+	if (db_calib_noise_json(db, f->arch, f->host, f->workload, f->metric,
+				noise))
+		goto out;
 	*out = rows;
 	rows = NULL;
 	ret = 0;

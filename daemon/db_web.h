@@ -44,12 +44,15 @@ struct db_web_trend_filter {
 /*
  * The analysed comparisons of that metric on that tree and arch, newest
  * run first: one point per run (run, series, subject, base commit, run
- * start, host, plan, clock, params, unit, direction, n and median per
- * side, change, verdict).  *more is 1 when older points were left
- * out by the limit.
+ * start, host, accel, plan, clock, params, unit, direction, n and median
+ * per side, change, verdict).  *more is 1 when older points were left
+ * out by the limit.  *noise is db_calib_noise_json()'s of the same arch,
+ * host, workload and metric, from the same snapshot (NULL: no
+ * calibration); a point and an entry of equal (host, accel, clock, plan,
+ * params) belong together.
  */
 int db_web_trends(struct db *db, const struct db_web_trend_filter *f,
-		  json_t **out, int *more);
+		  json_t **out, int *more, json_t **noise);
 
 /*
  * Every host with its probe (arch, accel, cpu, memory, when), health,

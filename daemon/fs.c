@@ -13,9 +13,12 @@
 #include "log.h"
 #include "strbuf.h"
 
-/* mkdir -p; with own, the directories it creates are chowned to uid:gid. */
+/*
+ * mkdir -p; with own, the directories it creates are chowned to uid:gid.
+ * 0, or -1 with the cause in why.
+ */
 static int mkdir_p(const char *path, mode_t mode, int own, uid_t uid,
-		   gid_t gid)
+		   gid_t gid, struct strbuf *why)
 {
 	struct strbuf sb = STRBUF_INIT;
 	char *p, c;
@@ -29,12 +32,13 @@ static int mkdir_p(const char *path, mode_t mode, int own, uid_t uid,
 		*p = '\0';
 		if (!mkdir(sb.buf, mode)) {
 			if (own && chown(sb.buf, uid, gid)) {
-				error("fs", "%s: chown: %s", sb.buf,
-				      strerror(errno));
+				strbuf_addf(why, "chown %s: %s", sb.buf,
+					    strerror(errno));
 				goto out;
 			}
 		} else if (errno != EEXIST) {
-			error("fs", "%s: %s", sb.buf, strerror(errno));
+			strbuf_addf(why, "mkdir %s: %s", sb.buf,
+				    strerror(errno));
 			goto out;
 		}
 		*p = c;
@@ -47,17 +51,30 @@ out:
 	return ret;
 }
 
+/* mkdir_p(), its failure logged. */
+static int mkdir_p_logged(const char *path, mode_t mode, int own, uid_t uid,
+			  gid_t gid)
+{
+	struct strbuf why = STRBUF_INIT;
+	int ret = mkdir_p(path, mode, own, uid, gid, &why);
+
+	if (ret)
+		error("fs", "%s", why.buf);
+	strbuf_release(&why);
+	return ret;
+}
+
 int fs_mkdir_p(const char *path, mode_t mode)
 {
-	return mkdir_p(path, mode, 0, 0, 0);
+	return mkdir_p_logged(path, mode, 0, 0, 0);
 }
 
 int fs_mkdir_p_owned(const char *path, mode_t mode, uid_t uid, gid_t gid)
 {
-	return mkdir_p(path, mode, 1, uid, gid);
+	return mkdir_p_logged(path, mode, 1, uid, gid);
 }
 
-int fs_mkdir_parent(const char *path, mode_t mode)
+int fs_mkdir_parent(const char *path, mode_t mode, struct strbuf *why)
 {
 	struct strbuf sb = STRBUF_INIT;
 	char *slash;
@@ -67,7 +84,7 @@ int fs_mkdir_parent(const char *path, mode_t mode)
 	slash = strrchr(sb.buf, '/');
 	if (slash && slash != sb.buf) {
 		*slash = '\0';
-		ret = fs_mkdir_p(sb.buf, mode);
+		ret = mkdir_p(sb.buf, mode, 0, 0, 0, why);
 	}
 	strbuf_release(&sb);
 	return ret;
@@ -89,7 +106,7 @@ int fs_rm_rf(const char *path)
 }
 
 int fs_write_atomic(const char *path, const void *data, size_t len,
-		    mode_t mode)
+		    mode_t mode, struct strbuf *why)
 {
 	struct strbuf tmp = STRBUF_INIT;
 	const char *p = data;
@@ -98,7 +115,7 @@ int fs_write_atomic(const char *path, const void *data, size_t len,
 	strbuf_addf(&tmp, "%s.tmp", path);
 	fd = open(tmp.buf, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
 	if (fd < 0) {
-		error("fs", "%s: %s", tmp.buf, strerror(errno));
+		strbuf_addf(why, "open %s: %s", tmp.buf, strerror(errno));
 		goto out;
 	}
 	while (len) {
@@ -107,15 +124,26 @@ int fs_write_atomic(const char *path, const void *data, size_t len,
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w < 0) {
-			error("fs", "%s: %s", tmp.buf, strerror(errno));
+			strbuf_addf(why, "write %s: %s", tmp.buf,
+				    strerror(errno));
 			close(fd);
 			goto out;
 		}
 		p += w;
 		len -= (size_t)w;
 	}
-	if (fsync(fd) || close(fd) || rename(tmp.buf, path)) {
-		error("fs", "%s: %s", path, strerror(errno));
+	if (fsync(fd)) {
+		strbuf_addf(why, "fsync %s: %s", tmp.buf, strerror(errno));
+		close(fd);
+		goto out;
+	}
+	if (close(fd)) {
+		strbuf_addf(why, "close %s: %s", tmp.buf, strerror(errno));
+		goto out;
+	}
+	if (rename(tmp.buf, path)) {
+		strbuf_addf(why, "rename %s to %s: %s", tmp.buf, path,
+			    strerror(errno));
 		goto out;
 	}
 	ret = 0;

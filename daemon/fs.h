@@ -1,10 +1,17 @@
 /*
  * fs.h - small file-system helpers shared by the daemon and the CLI.
+ *
+ * Those with a why argument log nothing: on failure they append the
+ * cause to why, naming the call and the path it failed on ("mkdir
+ * /srv/outbox: Not a directory"), for a reason the caller stores or logs
+ * with its own context.  The others log it.
  */
 #ifndef KREGRESS_FS_H
 #define KREGRESS_FS_H
 
 #include <sys/types.h>
+
+struct strbuf;
 
 /*
  * mkdir -p: creates path and its missing parents with mode.  Returns 0
@@ -18,8 +25,11 @@ int fs_mkdir_p(const char *path, mode_t mode);
  */
 int fs_mkdir_p_owned(const char *path, mode_t mode, uid_t uid, gid_t gid);
 
-/* fs_mkdir_p() of the directory holding path (its dirname). */
-int fs_mkdir_parent(const char *path, mode_t mode);
+/*
+ * mkdir -p of the directory holding path (its dirname).  0, or -1 with
+ * the cause in why.
+ */
+int fs_mkdir_parent(const char *path, mode_t mode, struct strbuf *why);
 
 /*
  * rm -rf: removes path and, if it is a directory, all it holds, without
@@ -30,10 +40,10 @@ int fs_rm_rf(const char *path);
 
 /*
  * Writes len bytes of data to path whole or not at all: to "path.tmp",
- * fsync, then renamed over path.  0, or -1 (logged) with no file left
- * behind but an older path.
+ * fsync, then renamed over path.  0, or -1 with the cause in why and no
+ * file left behind but an older path.
  */
 int fs_write_atomic(const char *path, const void *data, size_t len,
-		    mode_t mode);
+		    mode_t mode, struct strbuf *why);
 
 #endif

@@ -226,11 +226,15 @@ int report_decide(const struct report_series *s,
  * Appends text wrapped at REPORT_WIDTH: the first line starts with
  * first, the others with rest.  A word too long for any line (a URL)
  * gets a line of its own without indentation, the one way a body line
- * can be longer than REPORT_WIDTH.
+ * can be longer than REPORT_WIDTH.  Words are split at spaces, tabs and
+ * line feeds; each is escaped (escape.h), because paragraphs carry text
+ * from mail (a patch's subject, an author, a path, a reason quoting
+ * them) and a mail is read on terminals.
  */
 static void wrap(struct strbuf *out, const char *first, const char *rest,
 		 const char *text)
 {
+	struct strbuf word = STRBUF_INIT;
 	const char *indent = first, *p = text;
 	size_t col = 0;
 	int fresh = 1;
@@ -238,11 +242,15 @@ static void wrap(struct strbuf *out, const char *first, const char *rest,
 	while (*p) {
 		size_t wl;
 
-		while (*p == ' ' || *p == '\n')
+		while (*p == ' ' || *p == '\t' || *p == '\n')
 			p++;
 		if (!*p)
 			break;
-		wl = strcspn(p, " \n");
+		wl = strcspn(p, " \t\n");
+		strbuf_reset(&word);
+		escape_text_add(&word, p, wl);
+		p += wl;
+		wl = word.len;
 		if (!fresh && col + 1 + wl > REPORT_WIDTH) {
 			strbuf_addch(out, '\n');
 			indent = rest;
@@ -260,12 +268,12 @@ static void wrap(struct strbuf *out, const char *first, const char *rest,
 			strbuf_addch(out, ' ');
 			col++;
 		}
-		strbuf_add(out, p, wl);
+		strbuf_add(out, word.buf, wl);
 		col += wl;
-		p += wl;
 	}
 	if (!fresh)
 		strbuf_addch(out, '\n');
+	strbuf_release(&word);
 }
 
 static __attribute__((format(printf, 4, 5)))
@@ -283,32 +291,63 @@ void wrapf(struct strbuf *out, const char *first, const char *rest,
 }
 
 /*
- * Appends verbatim text (compiler output, a panic line) indented by
- * indent, each line cut into pieces that fit, at most max_lines lines.
+ * One line of verbatim text as it is shown: tabs expanded to stops of 8,
+ * then escaped (escape.h), replacing what line holds.
+ */
+static void verbatim_line(const char *p, size_t len, struct strbuf *line)
+{
+	struct strbuf spaced = STRBUF_INIT;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		if (p[i] != '\t') {
+			strbuf_addch(&spaced, p[i]);
+			continue;
+		}
+		do
+			strbuf_addch(&spaced, ' ');
+		while (spaced.len % 8);
+	}
+	strbuf_reset(line);
+	escape_text_add(line, spaced.buf, spaced.len);
+	strbuf_release(&spaced);
+}
+
+/*
+ * Appends verbatim text (compiler output, a hunk heading, a panic line)
+ * indented by indent, each line as verbatim_line() shows it, cut into
+ * pieces that fit (never inside a UTF-8 character), at most max_lines
+ * lines.
  */
 static void verbatim(struct strbuf *out, const char *indent,
 		     const char *text, int max_lines)
 {
+	struct strbuf line = STRBUF_INIT;
 	size_t room = REPORT_WIDTH - strlen(indent);
 	const char *p = text;
 	int n = 0;
 
 	while (*p && n < max_lines) {
-		size_t len = strcspn(p, "\n");
-		const char *e = p + len;
+		size_t len = strcspn(p, "\n"), at = 0;
 
+		verbatim_line(p, len, &line);
 		do {
-			size_t take = (size_t)(e - p) > room ? room :
-				      (size_t)(e - p);
+			size_t take = line.len - at > room ? room :
+				      line.len - at;
 
+			while (take < line.len - at && take > 1 &&
+			       ((unsigned char)line.buf[at + take] & 0xc0) ==
+			       0x80)
+				take--;
 			strbuf_addstr(out, indent);
-			strbuf_add(out, p, take);
+			strbuf_add(out, line.buf + at, take);
 			strbuf_addch(out, '\n');
-			p += take;
+			at += take;
 			n++;
-		} while (p < e && n < max_lines);
-		p = e + (*e == '\n');
+		} while (at < line.len && n < max_lines);
+		p += len + (p[len] == '\n');
 	}
+	strbuf_release(&line);
 }
 
 static void fmt_value(double v, char *buf, size_t size)

@@ -444,28 +444,35 @@ static void deliver_outbox(struct pipeline_ctx *ctx,
 			   struct delivery *d)
 {
 	struct strbuf path = STRBUF_INIT, err = STRBUF_INIT;
+	struct strbuf why = STRBUF_INIT;
 
 	outbox_path(ctx->cfg, n, &path);
 	/* A crash after the rename: the file is the proof. */
-	if ((!strcmp(n->status, "sending") && !access(path.buf, F_OK)) ||
-	    (!db_report_set(ctx->db, n->id, "sending", NULL, 1, NULL) &&
-	     !fs_mkdir_parent(path.buf, 0750) &&
-	     !fs_write_atomic(path.buf, n->message, n->message_len, 0640))) {
+	if (strcmp(n->status, "sending") || access(path.buf, F_OK)) {
+		if (db_report_set(ctx->db, n->id, "sending", NULL, 1, NULL))
+			strbuf_addstr(&err, "the attempt cannot be recorded");
+		else if (fs_mkdir_parent(path.buf, 0750, &why) ||
+			 fs_write_atomic(path.buf, n->message,
+					 n->message_len, 0640, &why))
+			strbuf_addf(&err, "outbox: %s", why.buf);
+	}
+	if (!err.len) {
 		if (db_report_set(ctx->db, n->id, "written", NULL, 0,
 				  path.buf))
 			d->pending++;
 		else
 			d->written++;
 	} else {
-		strbuf_addf(&err, "%s cannot be written (see the log)",
-			    path.buf);
 		db_report_set(ctx->db, n->id, "pending", err.buf, 0, NULL);
 		d->pending++;
 		strbuf_reset(&d->why);
 		strbuf_addf(&d->why, "notification %lld: %s", n->id, err.buf);
+		log_warn("report", "series %lld: notification %lld: %s",
+			 n->series_id, n->id, err.buf);
 	}
 	strbuf_release(&path);
 	strbuf_release(&err);
+	strbuf_release(&why);
 }
 
 /* Delivers every row of the series that is due; 1 when stopped. */

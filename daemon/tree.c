@@ -222,7 +222,7 @@ out:
 
 int tree_import(const char *tarball, const char *dir, int *already)
 {
-	struct strbuf tmp = STRBUF_INIT, have = STRBUF_INIT;
+	struct strbuf tmp = STRBUF_INIT, have = STRBUF_INIT, why = STRBUF_INIT;
 	char *tcopy = xstrdup(tarball);
 	const char *name = basename(tcopy);
 	struct stat st;
@@ -250,8 +250,10 @@ int tree_import(const char *tarball, const char *dir, int *already)
 		goto out;
 	}
 	strbuf_addf(&tmp, "%s.kregress-import", dir);
-	if (fs_mkdir_parent(tmp.buf, 0755) < 0)
+	if (fs_mkdir_parent(tmp.buf, 0755, &why) < 0) {
+		error("tree", "%s", why.buf);
 		goto out;
+	}
 	if (!access(tmp.buf, F_OK)) {
 		/* Left by an interrupted import: ours by its name. */
 		const char *rm[] = { "rm", "-rf", "--one-file-system", "--",
@@ -287,6 +289,7 @@ int tree_import(const char *tarball, const char *dir, int *already)
 out:
 	strbuf_release(&tmp);
 	strbuf_release(&have);
+	strbuf_release(&why);
 	free(tcopy);
 	return ret;
 }

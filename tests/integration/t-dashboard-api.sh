@@ -5,7 +5,8 @@
 #
 # What a page reads must be what the database holds: every per-boot
 # value of a run is the median of that boot's iterations (computed here
-# again from the raw samples), one per complete boot and side; trends,
+# again from the raw samples), one per complete boot and side; trends
+# (with and without A/A calibrations: the noise of each clock and plan),
 # hosts, compare, the mails and the filters' values come from the rows.
 # Then what a client gets wrong: missing, malformed and out-of-range
 # arguments are 400 JSON errors naming the argument, unknown ids 404; a
@@ -139,6 +140,50 @@ is "$(get /api/v1/facets)" 200 "GET /api/v1/facets"
 is "$(json "d['trees'], d['arches'], d['hosts'], 'regression' in d['verdicts']")" \
 	"['linux-6.1'] ['arm64', 'x86_64'] ['local', 'local-arm64'] True" \
 	"facets: the trees, arches, hosts and verdicts of the rows"
+
+# --- trends: the noise band of the host's A/A calibration ---------------
+# calibration.sql: host local, x86_64, two instruction-time calibrations
+# of the runs' plan (the newer, #2, current), one real-time one of
+# another plan (#3) and a newer failed one (#4); none on local-arm64.
+sql <"$dashboard_fixture/calibration.sql"
+TR='/api/v1/trends?tree=linux-6.1&workload=mremap&metric=move_pud'
+is "$(get "$TR&arch=x86_64")" 200 "trends with calibrations: 200"
+is "$(json "[(e['calibration'], e['host'], e['accel'], e['clock'], e['resolve_pct'], e['cv'], e['threshold_pct']) for e in d['noise']]")" \
+	"[(2, 'local', 'tcg', 'instructions', 0.5, 0.0004, 3.0), (3, 'local', 'kvm', 'real', 9.5, 0.08, 9.5)]" \
+	"noise: the newest done calibration per clock and plan, each with its clock, CV and thresholds"
+check "noise: the instruction-time entry is the one the points match (host, accel, clock, plan, params)" \
+	$PY -c "import json; d = json.load(open('$tmp/body'))
+key = lambda x: (x['host'], x['accel'], x['clock'], x['plan'], json.dumps(x['params'], sort_keys=True))
+pts = set(map(key, d['points']))
+assert len(pts) == 1, pts
+match = [e['calibration'] for e in d['noise'] if key(e) in pts]
+assert match == [2], match
+assert all(e['clock'] != 'instructions' for e in d['noise'] if key(e) not in pts), d['noise']"
+is "$(json "[(e['calibration'], e['finished_at'], e['boots_per_side'], e['base_commit'], e['n'], e['unit']) for e in d['noise']][:1]")" \
+	"[(2, $(sql "SELECT finished_at FROM calibration WHERE id = 2"), 8, '$(sql "SELECT commit_id FROM build WHERE id = 1")', 16, 'ns')]" \
+	"noise: which calibration and when, its boots and the base it booted"
+get "$TR&arch=x86_64&host=local" >/dev/null
+is "$(json "[e['calibration'] for e in d['noise']]")" "[2, 3]" \
+	"noise: host=local gives that host's calibrations"
+get "$TR&arch=arm64" >/dev/null
+is "$(json "len(d['points']) > 0, d['noise']")" "True None" \
+	"noise: null for arm64, whose host has no calibration"
+get "$TR&arch=x86_64&host=local-arm64" >/dev/null
+is "$(json "d['points'], d['noise']")" "[] None" \
+	"noise: null for a host without calibration"
+get '/api/v1/trends?tree=linux-6.1&arch=x86_64&workload=mremap&metric=nope' >/dev/null
+is "$(json "d['points'], d['noise']")" "[] None" \
+	"noise: null for a metric no calibration has"
+sql <"$dashboard_fixture/calibration-none.sql"
+get "$TR&arch=x86_64" >/dev/null
+is "$(json "len(d['points']), d['noise']")" "2 None" \
+	"noise: null again once the calibrations are gone"
+bad "$TR&arch=x86_64&host=" 400 bad-parameter "trends with an empty host: 400"
+bad "$TR&arch=x86_64&host=$(head -c 300 /dev/zero | tr '\0' x)" 400 \
+	bad-parameter "trends with a 300-byte host: 400"
+bad "$TR" 400 bad-parameter "trends without arch: 400"
+like "$(json "d['error']['message']")" "arch is required" \
+	"the error names the missing arch"
 
 # --- the list's new filters and badges ----------------------------------
 ids() {

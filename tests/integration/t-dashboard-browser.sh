@@ -9,7 +9,9 @@
 # one point per complete boot per side (counted here from the database),
 # a series whose work runs updates in place (the test changes its rows),
 # nothing jumps while a page loads, filters and search change the list
-# and the URL, j/k/Enter and / work,
+# and the URL, j/k/Enter and / work, the trends chart draws the noise
+# band of its host's calibration of the same clock and plan
+# (tests/fixtures/dashboard/calibration.sql) and says when there is none,
 # and light, dark, laptop and wide screens are photographed into
 # $KREGRESS_BUILD/test-artefacts/dashboard/.
 set -u

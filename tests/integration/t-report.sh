@@ -6,7 +6,8 @@
 # columns, moderation and `kregress report release`, each kind's first
 # line, patchwork checks (token, states, order, never pending after a
 # final state), SMTP down for a while, kill -9 while sending and after
-# the message was handed over (exactly once), a refused mail, the outbox.
+# the message was handed over (exactly once), a refused mail, the outbox
+# and an outbox that cannot be written (the reason names the cause).
 #
 # Series are written into the database as the earlier stages leave them
 # (tests/fixtures/report-db.py), with a report job queued.
@@ -41,7 +42,9 @@ at_exit '[ -z "$smtp" ] || stop_smtp'
 lore_start --root "$S/tests/fixtures/mail" --checks-log "$tmp/checks.log" \
 	--pw-token pw-token-0123456789 --pw-fail 1
 
-config() {	# config POLICY: the daemon's configuration
+config() {	# config POLICY [OUTBOX_DIR]: the daemon's configuration
+	local outbox=
+	[ $# -lt 2 ] || outbox="\"outbox_dir\": \"$2\","
 	cat >"$tmp/config.json" <<JSON
 {
 	"state_dir": "$tmp/state",
@@ -52,7 +55,7 @@ config() {	# config POLICY: the daemon's configuration
 	"mail": {
 		"smtp_url": "smtp://127.0.0.1:$SPORT",
 		"from": "kregress <bot@kregress.test>",
-		"policy": "$1",
+		"policy": "$1", $outbox
 		"moderation_address": "moderators@kregress.test",
 		"opt_in_lists": [ "linux-mm" ],
 		"dashboard_url": "http://kregress.test/",
@@ -357,6 +360,24 @@ n = json.load(open(sys.argv[1]))["notifications"]
 assert [(x["kind"], x["transport"], x["status"]) for x in n] == [("regression", "outbox", "written")], n
 assert n[0]["bytes"] > 1000 and n[0]["path"].endswith(".eml"), n' "$tmp/out"
 ok $? "the API shows the notification and its state"
+
+# --- an outbox that cannot be written: the reason says why -------------------------
+# A file where the directory should be (permission bits stop no root).
+daemon_stop TERM
+: >"$tmp/not-a-dir"
+config outbox "$tmp/not-a-dir/outbox"
+start
+u1=$(series regression)
+wait_for 20 is_q "SELECT attempts > 0 AND status = 'pending' FROM notification
+	WHERE series_id = $u1" 1
+ok $? "an outbox under a regular file: the report waits, pending"
+is "$(sql "SELECT status_reason FROM notification WHERE series_id = $u1")" \
+	"outbox: mkdir $tmp/not-a-dir/outbox: Not a directory" \
+	"the row's reason names the call, the path and the cause"
+why="notification $(sql "SELECT id FROM notification WHERE series_id = $u1"): outbox: mkdir $tmp/not-a-dir/outbox: Not a directory"
+wait_for 20 is_q "SELECT instr(status_reason, '$why') > 0 FROM series WHERE id = $u1" 1
+ok $? "and so does the series': $(sql "SELECT status_reason FROM series WHERE id = $u1")"
+is "$(status "$u1")" reporting "the series is reporting, retrying"
 
 [ "$tap_failed" = 0 ] || { echo "# daemon log:"; tail -80 "$daemon_log" | sed 's/^/#   /'; }
 done_testing

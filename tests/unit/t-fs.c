@@ -1,7 +1,10 @@
 /*
- * t-fs.c - mkdir -p and rm -rf as a user of them sees the tree: parents
- * made, existing directories fine, a tree removed without following a
- * symbolic link out of it, a missing path already gone.
+ * t-fs.c - mkdir -p, rm -rf and the atomic write as a user of them sees
+ * the tree: parents made, existing directories fine, a tree removed
+ * without following a symbolic link out of it, a missing path already
+ * gone, a file written whole with no temporary left, and a failure that
+ * says what failed where (a file where a directory should be: tests run
+ * as root, whom no permission bit stops).
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -10,6 +13,7 @@
 #include <unistd.h>
 
 #include "fs.h"
+#include "strbuf.h"
 #include "tap.h"
 
 static int is_dir(const char *path)
@@ -22,7 +26,8 @@ static int is_dir(const char *path)
 int main(void)
 {
 	char top[] = "/tmp/t-fs.XXXXXX";
-	char path[256], file[256], outside[256], link[256];
+	char path[256], file[256], outside[256], link[256], want[320];
+	struct strbuf why = STRBUF_INIT, sb = STRBUF_INIT;
 	int fd;
 
 	if (!mkdtemp(top))
@@ -53,6 +58,31 @@ int main(void)
 
 	snprintf(path, sizeof(path), "%s/keep/x", top);
 	is_int(fs_mkdir_p(path, 0755), -1, "mkdir -p through a file fails");
+
+	snprintf(path, sizeof(path), "%s/out/d/m.eml", top);
+	is_int(fs_mkdir_parent(path, 0755, &why), 0,
+	       "mkdir of a file's parent");
+	is_int(fs_write_atomic(path, "hello\n", 6, 0640, &why), 0,
+	       "an atomic write");
+	is_int(strbuf_read_file(&sb, path, 64), 0, "the file reads back");
+	is_str(sb.buf, "hello\n", "whole");
+	snprintf(want, sizeof(want), "%s.tmp", path);
+	ok(access(want, F_OK), "no temporary file is left");
+	is_str(why.buf, "", "nothing went wrong, nothing said");
+
+	snprintf(path, sizeof(path), "%s/keep/outbox/m.eml", top);
+	snprintf(want, sizeof(want), "mkdir %s/keep/outbox: Not a directory",
+		 top);
+	is_int(fs_mkdir_parent(path, 0755, &why), -1,
+	       "mkdir of a parent under a file fails");
+	is_str(why.buf, want, "and says which call failed on which path, why");
+	strbuf_reset(&why);
+	snprintf(want, sizeof(want), "open %s.tmp: Not a directory", path);
+	is_int(fs_write_atomic(path, "x", 1, 0640, &why), -1,
+	       "an atomic write under a file fails");
+	is_str(why.buf, want, "and names its temporary file and the cause");
+	strbuf_release(&why);
+	strbuf_release(&sb);
 
 	is_int(fs_rm_rf(top), 0, "rm -rf the top");
 	ok(access(top, F_OK), "it is gone");

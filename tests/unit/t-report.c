@@ -3,7 +3,7 @@
  * result is (Holm, primary metrics, a test and an interval that
  * disagree), the subject and threading, 78 columns, each kind's first
  * line and body, the moderation copy, what changed since v1, the layout
- * caveat, the patchwork states.
+ * caveat, the patchwork states, text from mail escaped in the body.
  */
 #include <math.h>
 #include <stdio.h>
@@ -605,6 +605,66 @@ static void test_noise_floor(void)
 	memset(&runs[0].noise, 0, sizeof(runs[0].noise));
 }
 
+/* The first byte of text that is a control other than LF, or NULL. */
+static const char *control(const char *text)
+{
+	for (; *text; text++)
+		if ((unsigned char)*text < 0x20 ? *text != '\n' :
+		    *text == 0x7f)
+			return text;
+	return NULL;
+}
+
+/*
+ * Text from mail in a body (a patch's subject, an author in the
+ * recipients, a hunk heading, a reason quoting them, the compiler's
+ * lines) reaches the reader's terminal escaped, as escape.h says.
+ */
+static void test_escaped(void)
+{
+	struct report_hold hold = { 7, "Evil\x1b[31m Author\r "
+					  "<e@example.org>" };
+	struct report_comparison c[1];
+	struct report_series s = series(c, 0);
+	struct report_mail m;
+
+	s.status = "does-not-apply";
+	s.subject = "[PATCH 0/2] mm: \x1b[2J\rforged";
+	s.status_reason = "apply: patch 2/2 (mm/x.c, @@ -1 +1 @@ f\x1b[H): "
+			  "mm/x.c: hunk \x1b[2K\rdid not apply";
+	s.apply_failed_patch = 2;
+	s.apply_failed_subject = "[PATCH 2/2] mm: \x1b[2J\rforged";
+	s.apply_failed_file = "mm/x.c";
+	s.apply_failed_hunk = "@@ -1 +1 @@ f\x1b]0;title\x07";
+	render(&s, REPORT_DOES_NOT_APPLY, &hold, &m);
+	ok(!control(m.body.buf), "no control character but LF in the body "
+	   "(first at byte %td)", control(m.body.buf) ?
+	   control(m.body.buf) - m.body.buf : -1);
+	ok(has(m.body.buf, "patch: [PATCH 2/2] mm: \\x1b[2J\\x0dforged"),
+	   "the patch's subject, escaped");
+	ok(strstr(m.body.buf, "  hunk:  @@ -1 +1 @@ f\\x1b]0;title\\x07\n")
+	   != NULL, "the hunk heading, escaped");
+	ok(has(m.body.buf, "It goes to Evil\\x1b[31m Author\\x0d "
+	       "<e@example.org> once"),
+	   "the author in the recipients, escaped");
+	ok(has(m.body.buf, "mm/x.c: hunk \\x1b[2K\\x0ddid not apply"),
+	   "apply's reason, escaped");
+	ok(strstr(m.subject, "\\x1b[2J\\x0dforged") != NULL,
+	   "and the Subject, as before");
+	report_mail_release(&m);
+
+	s.status = "build-failed";
+	s.status_reason = "build: x86_64: patched: mm/x.c:3:1: error: \x1b[2J";
+	s.build_errors = "mm/x.c:3:1: error: stray '\\33' in program\n"
+			 "    3 |\tint x = 1;\x1b[2J";
+	render(&s, REPORT_BUILD_FAILED, NULL, &m);
+	ok(!control(m.body.buf), "build-failed: no control character but LF");
+	ok(strstr(m.body.buf, "\n      3 | int x = 1;\\x1b[2J\n") != NULL,
+	   "a compiler line's tab is expanded (stops of 8), its ESC escaped");
+	ok(widest_line(m.body.buf) <= 78, "78 columns");
+	report_mail_release(&m);
+}
+
 int main(void)
 {
 	test_kinds();
@@ -613,5 +673,6 @@ int main(void)
 	test_noise_floor();
 	test_checks();
 	test_scan();
+	test_escaped();
 	return done_testing();
 }

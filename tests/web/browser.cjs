@@ -95,6 +95,7 @@ async function main() {
 		await listPage(browser);
 		await paging(browser);
 		await comparePage(browser);
+		await trendsNoise(browser);
 		await keyboard(browser);
 		await live(browser);
 		await evilSubject(browser);
@@ -293,6 +294,96 @@ async function keyboard(browser) {
 function sql(q) {
 	return execFileSync('sqlite3', ['-cmd', '.timeout 10000',
 					process.env.DB, q]).toString().trim();
+}
+
+// Runs a file of tests/fixtures/dashboard on the daemon's database.
+function sqlFile(name) {
+	execFileSync('sqlite3', ['-cmd', '.timeout 10000', process.env.DB], {
+		input: fs.readFileSync(path.join(__dirname, '..', 'fixtures',
+						 'dashboard', name)) });
+}
+
+// The trend charts of a page: their band (a fraction or null) and data.
+async function trendPlots(p) {
+	return p.evaluate(() => window.kregressPlots
+		.filter((x) => x.trend && x.el.isConnected)
+		.map((x) => ({ band: x.band, bands: x.u.bands.length,
+			       data: x.u.data.map((c) => Array.from(c)) })));
+}
+
+// The trends chart draws the noise band of the host's calibration of its
+// clock and plan (calibration.sql: #2, resolve 0.5%; never the real-time
+// #3's 9.5%), says what it is, and says so where there is none.
+async function trendsNoise(browser) {
+	const url = (arch) => '/trends?tree=linux-6.1&arch=' + arch +
+		'&metric=mremap/move_pud';
+	let p = await open(browser, url('x86_64'));
+	let plots = await trendPlots(p);
+	report(plots.length && plots.every((x) => x.band === null &&
+		!x.bands && x.data.length === 2), 'trends without a ' +
+	       'calibration: no band is drawn', JSON.stringify(plots));
+	let text = await p.$eval('main', (m) => m.innerText);
+	report(/No A\/A calibration is recorded/.test(text),
+	       'trends without a calibration say there is none', text);
+	await p.context().close();
+	sqlFile('calibration.sql');
+	try {
+		p = await open(browser, url('x86_64'));
+		plots = await trendPlots(p);
+		const want = (x) => plots[0].data[1].map((v) => v * (1 + x));
+		const close = (a, b) => a.length === b.length &&
+			a.every((v, i) => Math.abs(v - b[i]) <
+				1e-6 * Math.abs(b[i]));
+		report(plots.length === 1 && plots[0].band === 0.005 &&
+		       plots[0].bands === 1 &&
+		       close(plots[0].data[2], want(-0.005)) &&
+		       close(plots[0].data[3], want(0.005)),
+		       'trends with a calibration: a band of ±0.5% ' +
+		       '(calibration #2\'s resolve) around every point',
+		       JSON.stringify(plots));
+		const key = await p.$eval('section.trend .key',
+					  (k) => k.innerText);
+		report(/±0\.5%: the smallest change a run on local can tell/
+			.test(key), 'the legend says what the band is', key);
+		const line = await p.$eval('section.trend .noise',
+					   (k) => k.innerText);
+		report(/A\/A calibration #2 of local \(instruction time/
+			.test(line) && /CV 0\.04%/.test(line) &&
+		       !/9\.5/.test(line), 'the chart names its calibration, ' +
+		       'clock and CV, not the real-time one\'s', line);
+		same(p.problems, [], 'the trends page with a band has no ' +
+		     'console error and no failed request');
+		await shot(p, 'trends-noise');
+		await p.context().close();
+		p = await open(browser, url('arm64'));
+		plots = await trendPlots(p);
+		report(plots.length && plots.every((x) => !x.bands),
+		       'arm64, whose host has no calibration: no band',
+		       JSON.stringify(plots));
+		text = await p.$eval('main', (m) => m.innerText);
+		report(/No A\/A calibration is recorded/.test(text),
+		       'and the page says there is no calibration', text);
+		same(p.problems, [], 'no console error there either');
+		await shot(p, 'trends-no-calibration');
+		await p.context().close();
+		// Only the real-time calibration left: the instruction-time
+		// runs get no band from it.
+		sql('DELETE FROM calibration_metric WHERE calibration_id <> 3');
+		p = await open(browser, url('x86_64'));
+		plots = await trendPlots(p);
+		report(plots.length && plots.every((x) => !x.bands),
+		       'a real-time calibration draws no band on instruction ' +
+		       'time', JSON.stringify(plots));
+		text = await p.$eval('section.trend .noise',
+				     (k) => k.innerText);
+		report(/No A\/A calibration of local for instruction time/
+			.test(text) && /real time, are not drawn/.test(text),
+		       'and the chart says which it left out', text);
+		same(p.problems, [], 'no console error with a real-time one');
+		await p.context().close();
+	} finally {
+		sqlFile('calibration-none.sql');
+	}
 }
 
 // A series whose work runs updates in place, without a reload.

@@ -1,10 +1,11 @@
 // page-trends.js - a metric over base commits for a tree, arch and host:
-// one chart per clock, params, host and plan (never two clocks on one
-// axis).
-import uPlot from 'uplot';
+// one chart per clock, params, host, accel and plan (never two clocks on
+// one axis), each with the noise band of the host's A/A calibration of
+// that clock and plan where one exists, and a line saying so where not.
 import { get } from './api.js';
 import { h, fill, errorBox, navigate } from './dom.js';
 import { num, params, clockLabel, shortCommit, time, verdictBadge } from './fmt.js';
+import { trend, trendKey } from './plot.js';
 
 const ARGS = ['tree', 'arch', 'host', 'metric'];
 
@@ -58,27 +59,36 @@ export async function render(main) {
 	}
 	const groups = new Map();
 	for (const pt of t.points) {
-		const g = [pt.clock, JSON.stringify(pt.params), pt.host, pt.unit,
-			   pt.plan].join('\n');
+		const g = groupKey(pt);
 		if (!groups.has(g))
 			groups.set(g, []);
 		groups.get(g).push(pt);
 	}
+	const noise = t.noise || [];
 	out.append(h('p', { class: 'muted' }, t.points.length + ' runs' +
 		(t.more ? ' (the newest ' + t.limit + ')' : '') + '. ' +
 		(t.noise ? '' : 'No A/A calibration is recorded for these ' +
 		 'hosts yet, so no noise band is drawn.')));
 	for (const pts of groups.values()) {
 		pts.sort((a, b) => a.started_at - b.started_at);
+		const p0 = pts[0];
+		const cal = noise.find((e) => groupKey(e) === groupKey(p0));
 		const box = h('div', { class: 'plot wide' });
-		out.append(h('section', { class: 'card' },
+		const band = cal && cal.resolve_pct !== null ?
+			cal.resolve_pct / 100 : undefined;
+		out.append(h('section', { class: 'card trend' },
 			h('h3', {}, workload + '/' + metric + ' · ' +
-			  clockLabel(pts[0].clock) + (pts[0].host ? ' · ' +
-			  pts[0].host : '')),
-			h('p', { class: 'params' }, params(pts[0].params)),
+			  clockLabel(p0.clock) + (p0.host ? ' · ' +
+			  p0.host : '')),
+			h('p', { class: 'params' }, params(p0.params)),
 			h('details', {}, h('summary', {}, 'plan'),
-			  h('pre', { class: 'wrap' }, pts[0].plan)),
+			  h('pre', { class: 'wrap' }, p0.plan)),
 			box,
+			trendKey(band === undefined ? null : '±' +
+				 num(cal.resolve_pct) + '%: the smallest ' +
+				 'change a run on ' + p0.host +
+				 ' can tell from its noise'),
+			noiseLine(p0, cal, noise),
 			h('div', { class: 'table-wrap' }, h('table', { class: 'small' },
 			  h('thead', {}, h('tr', {}, ['Run started', 'Base commit',
 			    'Base median', 'Patched median', 'Verdict', 'Series']
@@ -92,20 +102,49 @@ export async function render(main) {
 			    h('td', {}, verdictBadge(x.verdict)),
 			    h('td', {}, h('a', { href: '/series/' + x.series },
 			      x.subject || '#' + x.series)))))))));
-		requestAnimationFrame(() => new uPlot({
-			width: Math.max(300, box.clientWidth), height: 220,
-			legend: { show: false },
-			scales: { x: { time: true } },
-			axes: [{ stroke: 'currentColor', grid: { stroke: '#8884' } },
-			       { label: pts[0].unit + ', ' + clockLabel(pts[0].clock),
-				 size: 64, stroke: 'currentColor',
-				 grid: { stroke: '#8884' },
-				 values: (u, ticks) => ticks.map(num) }],
-			series: [{ label: 'run started (UTC)' },
-				 { label: 'base median', stroke: '#2f6fdf',
-				   points: { show: true, size: 7 } }],
-			tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
-		}, [pts.map((x) => x.started_at), pts.map((x) => x.median_base)],
-		box));
+		requestAnimationFrame(() => trend(box, pts, {
+			yLabel: p0.unit + ', ' + clockLabel(p0.clock), band,
+			key: workload + '/' + metric + ' ' + groupKey(p0) }));
 	}
+}
+
+// params as one text whatever the order of its keys.
+function canonical(p) {
+	if (!p || typeof p !== 'object')
+		return String(p ?? '');
+	return JSON.stringify(Object.keys(p).sort().map((k) => [k, p[k]]));
+}
+
+// What a trend point and a noise entry of the API must share: the
+// calibration speaks only of its own host, accel, clock and plan.
+function groupKey(x) {
+	return [x.host, x.accel, x.clock, x.plan, canonical(x.params)]
+		.join('\n');
+}
+
+// What the calibration says of a chart's runs, or that there is none.
+function noiseLine(p0, cal, noise) {
+	if (!cal) {
+		const other = noise.filter((e) => e.host === p0.host);
+		return h('p', { class: 'noise none' }, !p0.host ?
+			'These runs used several hosts: no one host\'s noise ' +
+			'band applies.' :
+			'No A/A calibration of ' + p0.host + ' for ' +
+			clockLabel(p0.clock) + ' and this plan: no noise ' +
+			'band.' +
+			(other.length ? ' (Its calibrations of other clocks ' +
+			 'or plans, ' + [...new Set(other.map((e) =>
+			 clockLabel(e.clock)))].join(', ') + ', are not ' +
+			 'drawn here.)' : ''));
+	}
+	const cv = cal.cv === null ? '—' : num(100 * cal.cv) + '%';
+	const resolve = cal.resolve_pct === null ? '— (no band drawn)' :
+		'±' + num(cal.resolve_pct) + '%';
+	return h('p', { class: 'noise' }, 'A/A calibration #' +
+		cal.calibration + ' of ' + cal.host + ' (' +
+		clockLabel(cal.clock) + ', ' + cal.boots_per_side +
+		' boots a side on base ' + shortCommit(cal.base_commit) +
+		', done ', time(cal.finished_at), '): per-boot CV ' + cv +
+		', resolves ' + resolve + '; its runs are decided at ±' +
+		num(cal.threshold_pct) + '%.');
 }

@@ -1,8 +1,9 @@
 // plot.js - one metric's per-boot values, base against patched (uPlot),
-// and the interval the verdict was read from against ±T (SVG).
+// the interval the verdict was read from against ±T (SVG), and a metric's
+// trend over runs with its host's noise band (uPlot).
 import uPlot from 'uplot';
 import { h } from './dom.js';
-import { tick, pct } from './fmt.js';
+import { tick, num, pct } from './fmt.js';
 
 const COLORS = { base: '#2f6fdf', patched: '#e5661a' };
 
@@ -134,4 +135,54 @@ export function interval(c, T) {
 	svg.prepend(t);
 	return h('figure', { class: 'ci-wrap' }, svg,
 		 h('figcaption', {}, label));
+}
+
+/*
+ * trend(el, pts, opt): el gets the base medians of pts (trend points of
+ * the API, oldest first) against their run's start, in opt.yLabel; with
+ * opt.band (a fraction r), a band from median × (1 - r) to median ×
+ * (1 + r) around every point.
+ */
+export function trend(el, pts, opt) {
+	const r = opt.band;
+	const edge = (sign) => pts.map((x) => (r === undefined ||
+		x.median_base === null ? null :
+		x.median_base * (1 + sign * r)));
+	const data = [pts.map((x) => x.started_at),
+		      pts.map((x) => x.median_base)];
+	const series = [{ label: 'run started (UTC)' },
+		{ label: 'base median', stroke: COLORS.base,
+		  points: { show: true, size: 7 } }];
+	if (r !== undefined) {
+		data.push(edge(-1), edge(1));
+		for (const side of ['low', 'high'])
+			series.push({ label: 'noise band ' + side,
+				      stroke: '#2f6fdf55', width: 1,
+				      points: { show: false } });
+	}
+	const u = new uPlot({
+		width: Math.max(300, el.clientWidth), height: 220,
+		legend: { show: false },
+		scales: { x: { time: true } },
+		axes: [{ stroke: 'currentColor', grid: { stroke: '#8884' } },
+		       { label: opt.yLabel, size: 64, stroke: 'currentColor',
+			 grid: { stroke: '#8884' },
+			 values: (u, ticks) => ticks.map(num) }],
+		series,
+		bands: r === undefined ? [] :
+			[{ series: [3, 2], fill: '#2f6fdf26' }],
+		tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
+	}, data, el);
+	el.uplot = u;
+	resize.observe(el);
+	drawn.push({ el, key: opt.key, trend: true, band: r ?? null, u });
+	return u;
+}
+
+// What the marks of a trend() plot are; band is the caption of its band.
+export function trendKey(band) {
+	const mark = (cls, c) => h('span', { class: 'mark ' + cls }, c);
+	return h('p', { class: 'key' }, mark('base', '●'),
+		 ' base median of a run',
+		 band ? ['  ', mark('band', '■'), ' ', band] : null);
 }
