@@ -168,9 +168,10 @@ int calibrate_run(const struct calibrate_spec *s, struct calibrate_outcome *o,
 	}
 	o->results = xcalloc(o->data.nm + 1, sizeof(*o->results));
 	design.seed = s->seed;
+	log_error_reset();
 	if (calib_compute(&o->data, &design, o->results)) {
-		strbuf_addstr(reason, "the figures could not be computed "
-			      "(see the log)");
+		strbuf_addf(reason, "the figures could not be computed: %s",
+			    log_error_first());
 		return -1;
 	}
 	o->boot_ms = median_ms(&o->data);

@@ -676,6 +676,7 @@ static int boot(const struct opts *o, const struct config *cfg)
 		spec.db = db;
 		spec.host_id = dh.id;
 	}
+	log_error_reset();	/* a failure below logs its cause: the reason */
 	if (o->log_dir) {
 		strbuf_addstr(&dir, o->log_dir);
 	} else if (db) {
@@ -731,7 +732,7 @@ static int boot(const struct opts *o, const struct config *cfg)
 fail:
 	if (db && spec.calibration_id)
 		db_calib_end(db, spec.calibration_id, "failed", err.len ?
-			     err.buf : "see the log");
+			     err.buf : log_error_first());
 out:
 	vm_host_free(host.vm);
 	calibrate_outcome_release(&out);
