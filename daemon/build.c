@@ -481,7 +481,8 @@ static void sandbox_setup(struct build_ctx *ctx, struct sandbox *sb,
 	sb->nproc = 4096;	/* no fork bombs, room for parallel builds */
 	sb->log_bytes = req->log_bytes ? req->log_bytes : 64ULL << 20;
 	sb->disk_path = out_dir;
-	sb->disk_bytes = req->disk_bytes ? req->disk_bytes : 8 * GiB;
+	sb->disk_bytes = req->disk_bytes ? req->disk_bytes :
+			 (unsigned long long)BUILD_DISK_MB << 20;
 	sb->log_fd = log_fd;
 	sb->on_line = on_line;
 	sb->on_tick = on_tick;
@@ -559,8 +560,8 @@ static char *failure_reason(const struct build_ctx *ctx, const char *step,
 			    step, sb->log_bytes);
 		break;
 	case SANDBOX_DISK_LIMIT:
-		strbuf_addf(&r, "%s: output directory exceeded %llu MiB",
-			    step, sb->disk_bytes >> 20);
+		strbuf_addf(&r, "%s: the output directory exceeded its "
+			    "%llu MiB limit", step, sb->disk_bytes >> 20);
 		break;
 	case SANDBOX_STOPPED:	/* the callers do not get here */
 		strbuf_addf(&r, "%s: stopped on request", step);
