@@ -358,10 +358,15 @@ void build_result_json(const struct build_result *res, struct strbuf *out)
 	json_decref(o);
 }
 
-/* Loads a finished build; returns 1 if it is there and ok, 0 if not. */
+/*
+ * Loads a finished build; returns 1 if it is there and ok, 0 if not.  The
+ * image is looked for in dir under the name it was stored with: the
+ * cache may have been reached through another path when it was written
+ * (a cache directory moved, or linked into another one).
+ */
 static int cache_lookup(const char *dir, struct build_result *res)
 {
-	struct strbuf path = STRBUF_INIT;
+	struct strbuf path = STRBUF_INIT, image = STRBUF_INIT;
 	json_error_t jerr;
 	json_t *o = NULL;
 	const char *s;
@@ -377,10 +382,14 @@ static int cache_lookup(const char *dir, struct build_result *res)
 	if (!s || strcmp(s, "ok"))
 		goto out;
 	s = json_string_value(json_object_get(o, "image"));
-	if (!s || !file_exists(s))
+	if (!s)
+		goto out;
+	strbuf_addf(&image, "%s/%s", dir, strrchr(s, '/') ?
+		    strrchr(s, '/') + 1 : s);
+	if (!file_exists(image.buf))
 		goto out;
 	res->status = BUILD_OK;
-	res->image = xstrdup(s);
+	res->image = strbuf_detach(&image, NULL);
 	res->dir = xstrdup(dir);
 	s = json_string_value(json_object_get(o, "config_hash"));
 	snprintf(res->config_hash, sizeof(res->config_hash), "%s",
@@ -400,6 +409,7 @@ static int cache_lookup(const char *dir, struct build_result *res)
 out:
 	json_decref(o);
 	strbuf_release(&path);
+	strbuf_release(&image);
 	return hit;
 }
 

@@ -47,7 +47,7 @@ sed -i "s|/var/tmp/kregress-escaped|$escaped|" Makefile
 git init -q . && git add -A && git_commit base
 git tag base
 
-plan 33
+plan 34
 
 kb() { ${KB_WRAP:-} "$KREGRESS_BUILD/kregress" build --tree "$tmp/tree" "$@"; }
 
@@ -67,6 +67,15 @@ is $? 0 "second request succeeds"
 grep -q '(cached)' "$tmp/r2"; ok $? "second request is a cache hit"
 is "$(grep '^image: ' "$tmp/r2")" "$(grep '^image: ' "$tmp/r1")" \
 	"the cache hit gives the first build's image"
+
+# A cache reached through another path than the one it was written
+# through (moved; or the shared builds of tests/lib/build-lib.sh)
+mv "$tmp/cache" "$tmp/cache-moved"
+kb --rev base --arch x86_64 --cache "$tmp/cache-moved" > "$tmp/r2m" 2>&1
+grep -q '(cached)' "$tmp/r2m" &&
+	grep -q "^image: $tmp/cache-moved/builds/.*/bzImage\$" "$tmp/r2m"
+ok $? "a moved cache still hits, and gives the image where it is now"
+mv "$tmp/cache-moved" "$tmp/cache"
 
 cp -r "$KREGRESS_CONFIG_DIR" "$tmp/configs-elsewhere"
 kb --rev base --arch x86_64 --config-dir "$tmp/configs-elsewhere" \
