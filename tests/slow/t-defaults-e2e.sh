@@ -33,7 +33,7 @@ set -u
 PY=/usr/bin/python3
 KR=$KREGRESS_BUILD/kregress
 export KREGRESS_VM_PREFIX=kregress-e2e$$-
-export KREGRESS_CACHE=${KREGRESS_CACHE:-/var/cache/kregress}
+build_cache_private || bail_out "no build cache of its own"
 export KREGRESS_CONFIG_DIR=$KREGRESS_SRC/builders/configs
 export KREGRESS_TOKEN=e2e-token-0123456789abcdef
 at_exit '"$KR" host reap >/dev/null 2>&1'
