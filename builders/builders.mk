@@ -19,4 +19,8 @@ install-builders:
 	install -m 644 builders/configs/*.config $(DESTDIR)$(DATADIR)/configs/
 .PHONY: install-builders
 
+# The build benchmark; its smoke mode compiles nothing (the slow tests'
+# base build from the shared cache, the plain side's configure only, the
+# two .config files compared).
 BENCHMARKS += tests/bench/build-bench.sh
+BENCH_SMOKE += $(CURDIR)/tests/bench/build-bench.sh

@@ -358,10 +358,15 @@ void build_result_json(const struct build_result *res, struct strbuf *out)
 	json_decref(o);
 }
 
-/* Loads a finished build; returns 1 if it is there and ok, 0 if not. */
+/*
+ * Loads a finished build; returns 1 if it is there and ok, 0 if not.  The
+ * image is looked for in dir under the name it was stored with: the
+ * cache may have been reached through another path when it was written
+ * (a cache directory moved, or linked into another one).
+ */
 static int cache_lookup(const char *dir, struct build_result *res)
 {
-	struct strbuf path = STRBUF_INIT;
+	struct strbuf path = STRBUF_INIT, image = STRBUF_INIT;
 	json_error_t jerr;
 	json_t *o = NULL;
 	const char *s;
@@ -377,10 +382,14 @@ static int cache_lookup(const char *dir, struct build_result *res)
 	if (!s || strcmp(s, "ok"))
 		goto out;
 	s = json_string_value(json_object_get(o, "image"));
-	if (!s || !file_exists(s))
+	if (!s)
+		goto out;
+	strbuf_addf(&image, "%s/%s", dir, strrchr(s, '/') ?
+		    strrchr(s, '/') + 1 : s);
+	if (!file_exists(image.buf))
 		goto out;
 	res->status = BUILD_OK;
-	res->image = xstrdup(s);
+	res->image = strbuf_detach(&image, NULL);
 	res->dir = xstrdup(dir);
 	s = json_string_value(json_object_get(o, "config_hash"));
 	snprintf(res->config_hash, sizeof(res->config_hash), "%s",
@@ -400,6 +409,7 @@ static int cache_lookup(const char *dir, struct build_result *res)
 out:
 	json_decref(o);
 	strbuf_release(&path);
+	strbuf_release(&image);
 	return hit;
 }
 
@@ -481,7 +491,8 @@ static void sandbox_setup(struct build_ctx *ctx, struct sandbox *sb,
 	sb->nproc = 4096;	/* no fork bombs, room for parallel builds */
 	sb->log_bytes = req->log_bytes ? req->log_bytes : 64ULL << 20;
 	sb->disk_path = out_dir;
-	sb->disk_bytes = req->disk_bytes ? req->disk_bytes : 8 * GiB;
+	sb->disk_bytes = req->disk_bytes ? req->disk_bytes :
+			 (unsigned long long)BUILD_DISK_MB << 20;
 	sb->log_fd = log_fd;
 	sb->on_line = on_line;
 	sb->on_tick = on_tick;
@@ -559,8 +570,8 @@ static char *failure_reason(const struct build_ctx *ctx, const char *step,
 			    step, sb->log_bytes);
 		break;
 	case SANDBOX_DISK_LIMIT:
-		strbuf_addf(&r, "%s: output directory exceeded %llu MiB",
-			    step, sb->disk_bytes >> 20);
+		strbuf_addf(&r, "%s: the output directory exceeded its "
+			    "%llu MiB limit", step, sb->disk_bytes >> 20);
 		break;
 	case SANDBOX_STOPPED:	/* the callers do not get here */
 		strbuf_addf(&r, "%s: stopped on request", step);

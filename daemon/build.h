@@ -26,6 +26,7 @@
 #include "strbuf.h"
 
 #define BUILD_MAX_FRAGMENTS	8
+#define BUILD_DISK_MB		8192	/* the O= directory cap: 8 GiB */
 
 enum build_status {
 	BUILD_OK,
@@ -61,7 +62,7 @@ struct build_request {
 	int timeout_s;		/* per build; 0: 3600 */
 	unsigned long long mem_bytes;	/* RLIMIT_AS; 0: 4 GiB */
 	unsigned long long log_bytes;	/* build log cap; 0: 64 MiB */
-	unsigned long long disk_bytes;	/* O= dir cap; 0: 8 GiB */
+	unsigned long long disk_bytes;	/* O= dir cap; 0: BUILD_DISK_MB */
 	/* called about once a second during make; may be NULL */
 	void (*on_progress)(void *arg, const struct build_progress *p);
 	void *arg;

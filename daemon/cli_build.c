@@ -148,6 +148,7 @@ int cli_build(int argc, char **argv)
 		{ "json", no_argument, NULL, 'J' },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "log-limit", required_argument, NULL, 'L' },
+		{ "disk-limit", required_argument, NULL, 'D' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct build_request req;
@@ -192,6 +193,11 @@ int cli_build(int argc, char **argv)
 		case 'L':
 			req.log_bytes = strtoull(optarg, NULL, 10);
 			if (!req.log_bytes)
+				goto usage;
+			break;
+		case 'D':
+			req.disk_bytes = strtoull(optarg, NULL, 10) << 20;
+			if (!req.disk_bytes)
 				goto usage;
 			break;
 		case 'T':

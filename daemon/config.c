@@ -1289,7 +1289,7 @@ static int load_limits(struct cctx *c, json_t *root, struct config *cfg)
 					    "max_mbox_bytes", "max_messages",
 					    "build_timeout_s",
 					    "boot_timeout_s",
-					    "build_memory_mb",
+					    "build_memory_mb", "build_disk_mb",
 					    "log_max_bytes", "workers",
 					    "api_connections",
 					    "api_connections_per_address",
@@ -1315,6 +1315,8 @@ static int load_limits(struct cctx *c, json_t *root, struct config *cfg)
 		    &l->boot_timeout_s) ||
 	    get_int(c, obj, "build_memory_mb", 256, 1 << 20, 4096,
 		    &l->build_memory_mb) ||
+	    get_int(c, obj, "build_disk_mb", 1, 1 << 30, BUILD_DISK_MB,
+		    &l->build_disk_mb) ||
 	    get_size(c, obj, "log_max_bytes", 1LL << 32, 16 << 20,
 		     &l->log_max_bytes) ||
 	    get_int(c, obj, "workers", 1, 64, 2, &l->workers) ||

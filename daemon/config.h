@@ -148,6 +148,7 @@ struct config_limits {
 	int build_timeout_s;
 	int boot_timeout_s;
 	int build_memory_mb;
+	int build_disk_mb;	/* a build's O= directory */
 	size_t log_max_bytes;	/* a build or console log kept */
 	int workers;		/* job worker threads */
 	int api_connections;	/* API connections open at once, in all */

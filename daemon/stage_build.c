@@ -153,6 +153,7 @@ enum pipeline_result stage_build(struct pipeline_ctx *ctx,
 	if (cfg->limits.build_memory_mb > 0)
 		req.mem_bytes = (unsigned long long)
 			cfg->limits.build_memory_mb << 20;
+	req.disk_bytes = (unsigned long long)cfg->limits.build_disk_mb << 20;
 
 	build_result_init(&res);
 	ret = build_one(ctx, job, &src, &req, src.base, "base", &res,

@@ -8,11 +8,12 @@
  * latency percentiles, the daemon's CPU time per request (which does not
  * depend on how much of the machine the run got) and the load average:
  * on a shared machine the wall-clock figures are only as good as the CPU
- * the run got.  It judges nothing.
+ * the run got.  It judges nothing, but exits 1 when wrk is missing or
+ * fails, no request was answered, or one was answered with an error.
  *
  * Environment: KREGRESS_BUILD (where kregressd is; default: this
  * program's ../), API_LOAD_SERIES (default 100000), API_LOAD_SECONDS
- * (default 10).
+ * (default 10); KREGRESS_BENCH_SMOKE=1: 100 series for 1 s.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,21 +126,23 @@ static int populate(struct db *db, long n)
 
 int main(int argc, char **argv)
 {
-	long n = env_long("API_LOAD_SERIES", 100000);
-	long secs = env_long("API_LOAD_SECONDS", 10);
+	int smoke = !!getenv("KREGRESS_BENCH_SMOKE");
+	long n = env_long("API_LOAD_SERIES", smoke ? 100 : 100000);
+	long secs = env_long("API_LOAD_SECONDS", smoke ? 1 : 10);
 	char dir[] = "/tmp/api-load.XXXXXX", path[256], lua[256];
 	char cmd[1024], line[512], cfg[256], kd[512];
 	const char *build = getenv("KREGRESS_BUILD");
 	struct db *db = NULL;
 	double t0, cpu0 = 0, load[3];
 	long long requests = 0;
+	int errors = 0;
 	pid_t pid = -1;
 	int port, status, ret = 1;
 	FILE *f, *p;
 
 	if (access("/usr/bin/wrk", X_OK)) {
-		printf("api-load: /usr/bin/wrk not installed; skipped\n");
-		return 0;
+		printf("api-load: /usr/bin/wrk not installed (make deps)\n");
+		return 1;
 	}
 	if (build && *build)
 		snprintf(kd, sizeof(kd), "%s/kregressd", build);
@@ -218,8 +221,11 @@ int main(int argc, char **argv)
 			printf("api-load: wrk: %s", line);
 			if (strstr(line, "requests in"))
 				requests = atoll(line);
+			if (strstr(line, "Non-2xx") ||
+			    strstr(line, "Socket errors"))
+				errors = 1;
 		}
-	ret = pclose(p) ? 1 : 0;
+	ret = pclose(p) || requests <= 0 || errors ? 1 : 0;
 	if (requests > 0) {
 		double cpu = cpu_s(pid) - cpu0;
 

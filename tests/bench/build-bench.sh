@@ -22,7 +22,14 @@
 # by the outer bwrap, so the compilers never reach kregress's rusage).
 # The load average is sampled every 10 s during each side.  Prints
 # measured figures only; the targets (overhead <= 1.05, incremental <= 5 %,
-# cache hit <= 1 s) are for the reader to compare.
+# cache hit <= 1 s) are for the reader to compare.  It exits 1 when a
+# kregress build failed or the two sides' .config differ.
+#
+# Smoke mode (KREGRESS_BENCH_SMOKE=1) compiles nothing: x86_64 only, the
+# kregress side is the base build the slow tests made (the shared
+# builds/, linked into the fresh cache), the plain side only
+# configures, and the two .config files are compared; the cold
+# compiles and the incremental rebuild are left out.
 set -u
 . "$KREGRESS_SRC/tests/lib/linux-tree.sh"
 
@@ -30,10 +37,18 @@ tmp=$(mktemp -d ${BENCH_TMP:-/var/tmp}/kregress-bench.XXXXXX)
 sampler=
 trap '[ -n "$sampler" ] && kill $sampler; rm -rf "$tmp"' EXIT
 chmod 755 "$tmp"
+smoke=${KREGRESS_BENCH_SMOKE:-}
+if [ -n "$smoke" ]; then
+	BENCH_ARCHES=${BENCH_ARCHES:-x86_64}
+	mkdir -p "$tmp/cache"
+	ln -s "${KREGRESS_CACHE:-/var/cache/kregress}/builds" "$tmp/cache/builds"
+fi
 export KREGRESS_CACHE=$tmp/cache
 export KREGRESS_CONFIG_DIR=$KREGRESS_SRC/builders/configs
 jobs=${BENCH_JOBS:-2}
-tree=$(linux_tree) || { echo "build-bench: no 6.1 tree; skipped"; exit 0; }
+tree=$(linux_tree) ||
+	{ echo "build-bench: no 6.1 tree; skipped"; exit $((${#smoke} > 0)); }
+status=0
 base=$(git -C "$tree" rev-parse HEAD)
 # what the sandbox's environment has (sandbox_setup() in build.c)
 SBENV="env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/tmp LC_ALL=C"
@@ -97,7 +112,8 @@ for arch in ${BENCH_ARCHES:-x86_64 arm64}; do
 	kb "$tmp/cold-$arch.json" $arch "$base" ||
 		{ load_stop kr-$arch
 		  echo "build-bench: $arch: cold build failed:" \
-		       "$(tail -3 "$tmp/cold-$arch.json.err")"; continue; }
+		       "$(tail -3 "$tmp/cold-$arch.json.err")"; status=1
+		  continue; }
 	load_stop kr-$arch
 	kr_load=$(cat "$tmp/load-kr-$arch.txt")
 	read -r kr_wall kr_user kr_sys < "$tmp/cold-$arch.json.time"
@@ -123,6 +139,17 @@ CC=${cross}gcc"
 		 cat "$o/kregress-fragment.config" >> "$o/.config" &&
 		 $mk -s olddefconfig ; } > "$o.cfg.log" 2>&1 ; } \
 		2> "$o.cfg.time"
+	cmp -s "$dir/config" "$o/.config" || status=1
+	if [ -n "$smoke" ]; then
+		load_stop plain-$arch
+		read -r p_cwall _ < "$o.cfg.time"
+		echo "$arch: smoke: kregress build ${kr_wall} s (cached:" \
+			"$(field "$tmp/cold-$arch.json" cached)), plain" \
+			"configure ${p_cwall} s, same .config: $( ((status)) &&
+			echo NO || echo yes)"
+		rm -rf "$o"
+		continue
+	fi
 	{ time $mk -j"$jobs" $target > "$o.log" 2>&1 ; } 2> "$o.make.time"
 	load_stop plain-$arch
 	p_load=$(cat "$tmp/load-plain-$arch.txt")
@@ -163,3 +190,4 @@ CC=${cross}gcc"
 		"(cached: $(field "$tmp/hit-$arch.json" cached))"
 	rm -rf "$o" "$KREGRESS_CACHE"
 done
+exit $status

@@ -14,40 +14,51 @@
 # navigation start to the page's data-ready mark (everything drawn), its
 # bytes what the network delivered (headers and compressed bodies).
 # curl asks each new endpoint BENCH_CALLS times (default 20).
+# Smoke mode (KREGRESS_BENCH_SMOKE=1): 100 series, 10 runs and the big
+# one (about 30,000 samples), one load and one call each; a missing
+# browser fails it.
 set -u
 . "${KREGRESS_SRC:?}/tests/lib/tap.sh"
 . "$KREGRESS_SRC/tests/lib/daemon.sh"
 . "$KREGRESS_SRC/tests/lib/dashboard.sh"
-LOADS=${BENCH_LOADS:-5}
-CALLS=${BENCH_CALLS:-20}
+smoke=${KREGRESS_BENCH_SMOKE:-}
+LOADS=${BENCH_LOADS:-${smoke:+1}}
+LOADS=${LOADS:-5}
+CALLS=${BENCH_CALLS:-${smoke:+1}}
+CALLS=${CALLS:-20}
+NS=10000	# generated series
+NR=330		# of them with a 20-boot run; one more has the 40-boot one
+[ -z "$smoke" ] || { NS=100; NR=10; }
+BIG=$((101 + NR))
 NPM=$KREGRESS_BUILD/web-npm/node_modules
 
 if [ ! -x /usr/bin/chromium ] || [ ! -d "$NPM/playwright-core" ]; then
 	echo "dashboard-bench: needs chromium and make web; skipped"
-	exit 0
+	exit $((${#smoke} > 0))
 fi
 
 # The fixture's rows, then the generated ones.
 t0=$(date +%s.%N)
 dashboard_load
-sqlite3 "$db" >/dev/null <<'SQL'
+sqlite3 "$db" >/dev/null <<SQL
 PRAGMA journal_mode = WAL;
 BEGIN;
 WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n
-	WHERE i < 10000)
+	WHERE i < $NS)
 INSERT INTO series (id, msgid, list, subject, author, version, total,
 	tree_id, status, status_reason, created_at, updated_at)
 SELECT 100 + i, 'bench-' || i || '@example.org', 'linux-mm',
 	'[PATCH ' || (i % 7 + 1) || '/7] mm: benchmark change ' || i,
 	'Developer ' || (i % 97) || ' <dev' || (i % 97) || '@example.org>',
 	1 + i % 3, 7, 1,
-	CASE WHEN i <= 331 THEN 'done' ELSE CASE i % 5 WHEN 0 THEN 'done'
+	CASE WHEN i <= $NR + 1 THEN 'done' ELSE CASE i % 5 WHEN 0 THEN 'done'
 	WHEN 1 THEN 'build-failed' WHEN 2 THEN 'does-not-apply'
 	WHEN 3 THEN 'boot-failed' ELSE 'queued' END END,
 	NULL, 1790000000 + i * 60, 1790000000 + i * 60 + 30 FROM n;
--- Runs: series 101..430 (20 boots), series 431 the big one (40 boots).
+-- Runs: series 101..$((100 + NR)) (20 boots), series $BIG the big one
+-- (40 boots).
 WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n
-	WHERE i < 331)
+	WHERE i < $NR + 1)
 INSERT INTO run (id, series_id, arch, accel, seed, plan, status, rounds,
 	started_at, finished_at, clock, alpha, max_per_side)
 SELECT 100 + i, 100 + i, 'x86_64', 'kvm', i, 'bench plan', 'decided', 2,
@@ -59,7 +70,7 @@ INSERT INTO boot (series_id, build_id, host_id, side, seq, status,
 SELECT r.series_id, CASE WHEN n.i % 2 THEN 2 ELSE 1 END, 1,
 	CASE WHEN n.i % 2 THEN 'patched' ELSE 'base' END, n.i, 'ok', r.id,
 	1 + n.i / 10, 1, 'bench-' || r.id || '-' || n.i, r.started_at, 9000
-FROM run r JOIN n ON n.i < CASE WHEN r.id = 431 THEN 40 ELSE 20 END
+FROM run r JOIN n ON n.i < CASE WHEN r.id = $BIG THEN 40 ELSE 20 END
 WHERE r.id > 100;
 WITH RECURSIVE m(k) AS (SELECT 0 UNION ALL SELECT k + 1 FROM m
 	WHERE k < 29),
@@ -95,8 +106,8 @@ daemon_start >/dev/null || { echo "dashboard-bench: kregressd did not start"; ex
 
 # API latency: median and 90th percentile of CALLS calls each.
 for path in "/api/v1/series?limit=50" "/api/v1/series?verdict=regression" \
-	"/api/v1/series?q=change%20999" "/api/v1/series/431" \
-	"/api/v1/runs/431" \
+	"/api/v1/series?q=change%20999" "/api/v1/series/$BIG" \
+	"/api/v1/runs/$BIG" \
 	"/api/v1/trends?tree=linux-6.1&arch=x86_64&workload=bench&metric=metric0" \
 	"/api/v1/hosts" "/api/v1/compare?a=1&b=2" "/api/v1/facets" \
 	"/api/v1/boots/1/console"; do
@@ -109,7 +120,7 @@ for path in "/api/v1/series?limit=50" "/api/v1/series?verdict=regression" \
 done
 
 # First render in the browser.
-SRV=$SRV LOADS=$LOADS NODE_PATH=$NPM node - <<'JS'
+SRV=$SRV LOADS=$LOADS BIG=$BIG NODE_PATH=$NPM node - <<'JS'
 const { chromium } = require('playwright-core');
 (async () => {
 	const b = await chromium.launch({ executablePath: '/usr/bin/chromium',
@@ -118,7 +129,8 @@ const { chromium } = require('playwright-core');
 		       '--disable-component-update', '--disable-sync',
 		       '--no-first-run'] });
 	for (const [name, url] of [['series list', '/'],
-		['series page (40 boots x 30 metrics)', '/series/431']]) {
+		['series page (40 boots x 30 metrics)',
+		 '/series/' + process.env.BIG]]) {
 		const ms = [], kb = [];
 		for (let i = 0; i < +process.env.LOADS; i++) {
 			const ctx = await b.newContext({

@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """runner-overhead.py - what the runner costs per boot, under TCG.
 
-For each arch with a development kernel (tests/fixtures/devkernel.sh) it
-boots the same kernel and initramfs (the workloads' /init and programs,
+For each arch it boots the kernel the product builds (benchlib.kernel():
+`kregress build` of the imported tree, the slow tests' kernel) and the
+same initramfs (the workloads' /init and programs,
 a short plan) alternately
   plain:    qemu-system-* -kernel -initrd -append, serial on a pipe, timed
             from the launch to the END line of the result protocol;
@@ -11,12 +12,14 @@ a short plan) alternately
             the command's exit,
 and prints the medians, the ratio, and the boot-to-first-sample time (from
 the guest's start to the first sample record) as measured by both.  It
-prints figures, never pass/fail.  Needs root and a running libvirtd; it
-says so and exits 0 otherwise.
+prints figures, never pass/fail, but exits 1 when a boot failed.  Needs
+root and a running libvirtd; it says so and exits 0 otherwise (1 in
+smoke mode).
 
 KREGRESS_BENCH_BOOTS (default 5) boots per side and arch;
 KREGRESS_BENCH_ARCHES (default "x86_64 arm64");
-KREGRESS_TEST_KERNEL_<arch> to boot another kernel than the dev one.
+KREGRESS_TEST_KERNEL_<arch> to boot another kernel than the product's;
+KREGRESS_BENCH_SMOKE=1: one boot a side, x86_64 (two guests).
 """
 import os
 import re
@@ -27,10 +30,14 @@ import sys
 import tempfile
 import time
 
+import benchlib
+
 BUILD = os.environ["KREGRESS_BUILD"]
 SRC = os.environ["KREGRESS_SRC"]
-BOOTS = int(os.environ.get("KREGRESS_BENCH_BOOTS", "5"))
-ARCHES = os.environ.get("KREGRESS_BENCH_ARCHES", "x86_64 arm64").split()
+BOOTS = int(os.environ.get("KREGRESS_BENCH_BOOTS",
+                           "1" if benchlib.SMOKE else "5"))
+ARCHES = os.environ.get("KREGRESS_BENCH_ARCHES", "x86_64" if benchlib.SMOKE
+                        else "x86_64 arm64").split()
 PLAN = ("kregress-plan 1\n"
         "run memset-order --size-mb 4 --iterations 3 --warmup 1\n")
 WORKLOADS = ["thp-fault", "memset-order", "mremap", "zero-swap",
@@ -138,20 +145,19 @@ def main():
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             timeout=20).returncode != 0:
         print("runner-overhead: skipped (needs root and a running libvirtd)")
-        return 0
+        return 1 if benchlib.SMOKE else 0
     tmp = tempfile.mkdtemp(prefix="kregress-bench.")
     os.chmod(tmp, 0o755)  # QEMU runs as libvirt-qemu and must read it
     planfile = os.path.join(tmp, "plan")
     open(planfile, "w").write(PLAN)
+    ret = 0
     for arch in ARCHES:
         kernel = os.environ.get("KREGRESS_TEST_KERNEL_" + arch)
         try:
-            kernel = kernel or subprocess.run(
-                [os.path.join(SRC, "tests/fixtures/devkernel.sh"), arch],
-                stdout=subprocess.PIPE, check=True,
-                timeout=3600).stdout.decode().strip()
-        except (subprocess.SubprocessError, OSError) as e:
+            kernel = kernel or benchlib.kernel(arch)
+        except (subprocess.SubprocessError, OSError, ValueError) as e:
             print("runner-overhead: %s: no kernel (%s)" % (arch, e))
+            ret = 1
             continue
         initrd = os.path.join(tmp, "initrd-" + arch)
         make_initrd(arch, initrd)
@@ -176,6 +182,10 @@ def main():
                     rn_create.append(c)
                     rn_end.append(e)
                     rn_down.append(d)
+        if None in pl or None in rn:
+            print("runner-overhead: %s: a boot failed" % arch)
+            ret = 1
+            continue
         mp, mr = med(pl), med(rn)
         print("runner-overhead %s (TCG, %d boots per side):" % (arch, BOOTS))
         print("  plain qemu, launch to END line: median %.2f s  %s"
@@ -197,7 +207,7 @@ def main():
               % (med(pl_first), med(rn_first)))
         print("  load average before/after: %.2f/%.2f (1 min), %d CPUs"
               % (load0[0], os.getloadavg()[0], os.cpu_count()))
-    return 0
+    return ret
 
 
 sys.exit(main())

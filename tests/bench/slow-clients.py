@@ -16,7 +16,9 @@ minus the health check's own, or what the clients saw when /metrics
 cannot be reached), the ones refused, and the health latency (median and
 worst of KREGRESS_BENCH_HEALTH requests, default 10; a request gives up
 after 15 s, and a case after two that did).  It judges nothing; on a shared machine the latencies are
-only as good as the CPU the run got.
+only as good as the CPU the run got.  It exits 1 when the health check
+never answered without load.  Smoke mode (KREGRESS_BENCH_SMOKE=1): the
+same cases with 40 slow clients and one health check each.
 """
 import http.client
 import os
@@ -30,8 +32,10 @@ import time
 BUILD = os.environ["KREGRESS_BUILD"]
 SRC = os.environ["KREGRESS_SRC"]
 SLOW = os.path.join(SRC, "tests", "fixtures", "slow-client.py")
-N_HEALTH = int(os.environ.get("KREGRESS_BENCH_HEALTH", "10"))
-N_SLOW = 1100
+SMOKE = bool(os.environ.get("KREGRESS_BENCH_SMOKE"))
+N_HEALTH = int(os.environ.get("KREGRESS_BENCH_HEALTH",
+                              "1" if SMOKE else "10"))
+N_SLOW = 40 if SMOKE else 1100
 GIVE_UP_S = 15
 
 
@@ -128,6 +132,7 @@ def case(tmp, name, limits, sources, reconnect=False):
         health += ", %d of %d tried gave up after %d s" % (
             failed, len(lat) + failed, GIVE_UP_S)
     print("%-12s %-38s health: %s" % (name, held, health), flush=True)
+    return bool(lat)
 
 
 def main():
@@ -137,7 +142,8 @@ def main():
     print("slow-clients: %d slow clients, one header each 5 s; "
           "%d health checks per case" % (N_SLOW, N_HEALTH))
     with tempfile.TemporaryDirectory(prefix="slow-clients.") as tmp:
-        case(tmp, "no load", {}, [])
+        if not case(tmp, "no load", {}, []):
+            return 1
         case(tmp, "unprotected", unprotected, ["127.0.0.2"])
         case(tmp, "one address", {}, ["127.0.0.2"])
         case(tmp, "18 addresses", {},

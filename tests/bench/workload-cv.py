@@ -17,7 +17,9 @@ of them alike:
 --aggregate min takes the fastest iteration of a run instead of the median
 (the least disturbed one on a busy host).
 
-Prints figures only; it never passes or fails.  Usage:
+Prints figures only; it never passes or fails, but exits non-zero when a
+run does not complete.  Smoke mode (KREGRESS_BENCH_SMOKE=1) changes the
+defaults to one run of the "single" variant of thp-fault.  Usage:
   tests/bench/workload-cv.py [--runs 30] [--kregress build/kregress]
                              [--workloads DIR] [--variants a,b] [--raw F]
                              [--only thp-fault,mremap] [--aggregate min]
@@ -82,14 +84,17 @@ def cv(values):
 
 
 def main():
+    smoke = bool(os.environ.get("KREGRESS_BENCH_SMOKE"))
     ap = argparse.ArgumentParser()
-    ap.add_argument("--runs", type=int, default=30)
+    ap.add_argument("--runs", type=int, default=1 if smoke else 30)
     ap.add_argument("--kregress", default=os.path.join(
         os.environ.get("KREGRESS_BUILD", "build"), "kregress"))
     ap.add_argument("--workloads")
-    ap.add_argument("--variants", default="single,warmup,repeat,pinned")
+    ap.add_argument("--variants", default="single" if smoke else
+                    "single,warmup,repeat,pinned")
     ap.add_argument("--raw", help="write every per-run value here (JSON)")
-    ap.add_argument("--only", help="comma-separated workload labels")
+    ap.add_argument("--only", default="thp-fault" if smoke else None,
+                    help="comma-separated workload labels")
     ap.add_argument("--aggregate", default="median",
                     help="per-run value(s) from the iterations: median, "
                     "min or median,min (one table each)")

@@ -29,6 +29,7 @@ bzImage Image:
 	@[ ! -e evil-loop ] || while :; do echo spam spam spam spam spam; done
 	@[ ! -e evil-sleep ] || sleep 600
 	@[ ! -e evil-mem ] || python3 -c 'import mmap; mmap.mmap(-1, 5 << 30)'
+	@[ ! -e evil-disk ] || { head -c 16M /dev/zero > $(O)/big; sleep 600; }
 	@[ ! -e evil-fsize ] || dd if=/dev/zero of=$(O)/big bs=1 count=1 seek=3G status=none
 	@[ ! -e limits ] || echo "limits: nproc $$(ulimit -u) fsize $$(ulimit -f) as $$(ulimit -v)"
 	@[ ! -e broken ] || { echo 'mm/memory.c:3:1: error: expected ; before }'; exit 2; }
@@ -46,7 +47,7 @@ sed -i "s|/var/tmp/kregress-escaped|$escaped|" Makefile
 git init -q . && git add -A && git_commit base
 git tag base
 
-plan 31
+plan 34
 
 kb() { ${KB_WRAP:-} "$KREGRESS_BUILD/kregress" build --tree "$tmp/tree" "$@"; }
 
@@ -66,6 +67,15 @@ is $? 0 "second request succeeds"
 grep -q '(cached)' "$tmp/r2"; ok $? "second request is a cache hit"
 is "$(grep '^image: ' "$tmp/r2")" "$(grep '^image: ' "$tmp/r1")" \
 	"the cache hit gives the first build's image"
+
+# A cache reached through another path than the one it was written
+# through (moved; or the shared builds of tests/lib/build-lib.sh)
+mv "$tmp/cache" "$tmp/cache-moved"
+kb --rev base --arch x86_64 --cache "$tmp/cache-moved" > "$tmp/r2m" 2>&1
+grep -q '(cached)' "$tmp/r2m" &&
+	grep -q "^image: $tmp/cache-moved/builds/.*/bzImage\$" "$tmp/r2m"
+ok $? "a moved cache still hits, and gives the image where it is now"
+mv "$tmp/cache-moved" "$tmp/cache"
 
 cp -r "$KREGRESS_CONFIG_DIR" "$tmp/configs-elsewhere"
 kb --rev base --arch x86_64 --config-dir "$tmp/configs-elsewhere" \
@@ -130,6 +140,11 @@ ok $? "its log: the mapping was refused"
 evil evil-fsize 1 "a build that writes a 3 GiB file (over the 2 GiB limit)"
 grep -q '^reason: make: .*File size limit exceeded' "$tmp/evil-fsize.out"
 ok $? "reason: file size limit"
+evil evil-disk 1 "a build that writes 16 MiB into its output directory" \
+	"--disk-limit 8 --timeout 120"
+grep -q '^reason: make: the output directory exceeded its 8 MiB limit' \
+	"$tmp/evil-disk.out"
+ok $? "it is stopped at the cap, lowered by --disk-limit, and the reason names it"
 git checkout -q base
 touch limits && git add limits && git_commit limits
 kb --rev HEAD --arch x86_64 > "$tmp/limits.out" 2>&1

@@ -29,3 +29,37 @@ build_user_setup() {
 	$probe 2>/dev/null ||
 		skip_all "bubblewrap cannot create namespaces here"
 }
+
+# build_cache_private: the builds of this test get a cache of their own,
+# $tmp/cache (KREGRESS_CACHE), so that no test depends on what another
+# left in a slot (its worktree, object directory, lock, resume note and
+# object counts: state one build leaves for the next).  What is found by
+# content is shared with every test, from $KREGRESS_CACHE as it was set
+# (default /var/cache/kregress): builds/ (by commit and configuration
+# key), ccache/ and initramfs/ are links to it; a miss there only costs
+# time.  At exit the slots' worktrees leave the tree's worktree list and
+# their anchoring branches go with them.
+build_cache_private() {
+	local shared=${KREGRESS_CACHE:-/var/cache/kregress} d
+	[ "$shared" != "$tmp/cache" ] || return 0
+	mkdir -p "$tmp/cache" || return 1
+	for d in builds ccache initramfs; do
+		mkdir -p "$shared/$d" && ln -sfn "$shared/$d" "$tmp/cache/$d" ||
+			return 1
+	done
+	export KREGRESS_CACHE=$tmp/cache
+	at_exit build_cache_release
+}
+build_cache_release() {
+	local wt gitdir
+	for wt in "$tmp"/cache/slots/*/*/src; do
+		[ -f "$wt/.git" ] || continue
+		gitdir=$(sed -n 's/^gitdir: //p' "$wt/.git")
+		gitdir=${gitdir%/}
+		rm -rf "$wt"
+		case $gitdir in */.git/worktrees/kregress-*) ;; *) continue ;; esac
+		git --git-dir="${gitdir%/worktrees/*}" update-ref -d \
+			"refs/heads/${gitdir##*/}"
+		rm -rf "$gitdir"
+	done
+}

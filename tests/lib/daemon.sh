@@ -26,7 +26,7 @@
 #   daemon_vm_setup PREFIX TOKEN  for a slow test of the daemon on real
 #                       builds and boots (build-lib.sh sourced, $KR the
 #                       CLI): its domains named PREFIX... and reaped at
-#                       exit, the shared build cache, the shipped
+#                       exit, a build cache of its own (build_cache_private), the shipped
 #                       fragments, API token TOKEN; skips unless root
 #                       reaches qemu:///system and the arm64 cross
 #                       compiler is there; the build user set up
@@ -127,7 +127,7 @@ at_exit '[ -z "$lore_pid" ] || { kill "$lore_pid"; wait "$lore_pid"; }'
 
 daemon_vm_setup() {
 	export KREGRESS_VM_PREFIX=$1
-	export KREGRESS_CACHE=${KREGRESS_CACHE:-/var/cache/kregress}
+	build_cache_private || bail_out "no build cache of its own"
 	export KREGRESS_CONFIG_DIR=$KREGRESS_SRC/builders/configs
 	export KREGRESS_TOKEN=$2
 	at_exit '"$KR" host reap >/dev/null 2>&1'

@@ -14,7 +14,7 @@ set -u
 . "$KREGRESS_SRC/tests/lib/build-lib.sh"
 . "$KREGRESS_SRC/tests/lib/linux-tree.sh"
 KREGRESS=$KREGRESS_BUILD/kregress
-export KREGRESS_CACHE=${KREGRESS_CACHE:-/var/cache/kregress}
+build_cache_private || bail_out "no build cache of its own"
 export KREGRESS_CONFIG_DIR=$KREGRESS_SRC/builders/configs
 # QEMU runs as libvirt-qemu: it must be able to reach kernels and initrds.
 chmod 755 "$tmp"

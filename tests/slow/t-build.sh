@@ -8,7 +8,7 @@
 . "$KREGRESS_SRC/tests/lib/build-lib.sh"
 . "$KREGRESS_SRC/tests/lib/linux-tree.sh"
 
-export KREGRESS_CACHE=${KREGRESS_CACHE:-/var/cache/kregress}
+build_cache_private || bail_out "no build cache of its own"
 export KREGRESS_CONFIG_DIR=$KREGRESS_SRC/builders/configs
 build_user_setup
 command -v aarch64-linux-gnu-gcc >/dev/null ||
@@ -57,9 +57,9 @@ for arch in x86_64 arm64; do
 	is "$(field $arch cached)" True "$arch: second request is a cache hit"
 	[ $ms -lt 1000 ]; ok $? "$arch: cache hit in $ms ms (< 1000)"
 
-	# The slot holds whatever was built in it last (another test, a
-	# daemon), and the base came from the cache without touching it:
-	# first bring the slot to the base's tree with an uncached commit.
+	# The base came from the shared cache without touching the slot,
+	# which is this test's own and empty: first build the base's tree
+	# in it (ccache makes that cheap) with an uncached commit.
 	sync=$(git -C "$tree" show "$base:mm/memory.c" |
 	       tree_commit "$tree" "$base" "test: the base's tree ($nonce)" \
 			mm/memory.c)

@@ -23,7 +23,7 @@ set -u
 PY=/usr/bin/python3
 KR=$KREGRESS_BUILD/kregress
 export KREGRESS_VM_PREFIX=kregress-cal$$-
-export KREGRESS_CACHE=${KREGRESS_CACHE:-/var/cache/kregress}
+build_cache_private || bail_out "no build cache of its own"
 export KREGRESS_CONFIG_DIR=$KREGRESS_SRC/builders/configs
 export KREGRESS_TOKEN=cal-token-0123456789abcdef
 # heartbeats (and so the calibration scheduler) every second

@@ -155,6 +155,8 @@ static void test_defaults(void)
 	       "outbox under state_dir");
 	is_int(cfg->limits.workers, 2, "default workers");
 	is_int(cfg->limits.boot_timeout_s, 300, "default boot timeout");
+	is_int(cfg->limits.build_disk_mb, 8192,
+	       "default cap on a build's output directory: 8 GiB");
 	is_int(cfg->limits.api_connections, 1000, "default API connections");
 	is_int(cfg->limits.api_connections_per_address, 64,
 	       "default API connections per address");
