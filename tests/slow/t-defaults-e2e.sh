@@ -27,6 +27,7 @@
 # that no two boots ever shared a host beyond its capacity of one.
 . "$KREGRESS_SRC/tests/lib/tap.sh"
 . "$KREGRESS_SRC/tests/lib/daemon.sh"
+. "$KREGRESS_SRC/tests/lib/shipped-config.sh"
 . "$KREGRESS_SRC/tests/lib/build-lib.sh"
 . "$KREGRESS_SRC/tests/lib/linux-tree.sh"
 set -u
@@ -85,43 +86,13 @@ ok $? "a lore-like server serves them on loopback"
 
 # config.example.json with paths, ports, the token and the boot budget
 # changed; nothing else.
-$PY - "$KREGRESS_SRC/config.example.json" "$tmp/config.json" <<PYCFG
-import json, sys
-c = json.load(open(sys.argv[1]))
-c["state_dir"] = "$tmp/state"
-c["database"] = "$tmp/state/kregress.db"
-c["api"]["listen"] = "127.0.0.1:0"
-c["api"]["tokens"][0]["value"] = "$KREGRESS_TOKEN"
-c["trees"][0]["path"] = "$tree"
-c["lists"][0]["feed_url"] = "$LORE/linux-mm/new.atom"
-c["url_allowlist"] = ["$LORE/"]
-c["mail"]["outbox_dir"] = "$tmp/state/outbox"
-# relative paths are the configuration file's directory's: the shipped
-# plans, wherever the copy of the file is
-for arch in c["plans"].values():
-    for accel in arch:
-        arch[accel] = "$KREGRESS_SRC/" + arch[accel]
+shipped_config "$LORE/linux-mm/new.atom" "$tree" <<'PYCFG'
 c["stats"]["max_boots_per_side"] = 8
-json.dump(c, open(sys.argv[2], "w"), indent=1)
 PYCFG
 (cd "$KREGRESS_SRC" && "$KREGRESS_BUILD/kregressd" -n -c "$tmp/config.json") \
 	>"$tmp/out" 2>&1
 ok $? "the configuration passes kregressd -n ($(cat "$tmp/out"))"
-changed=$($PY - "$KREGRESS_SRC/config.example.json" "$tmp/config.json" <<'PYDIFF'
-import json, sys
-def walk(a, b, path):
-    if isinstance(a, dict) and isinstance(b, dict):
-        for k in sorted(set(a) | set(b)):
-            yield from walk(a.get(k), b.get(k), path + "." + k)
-    elif isinstance(a, list) and isinstance(b, list) and len(a) == len(b) \
-            and all(isinstance(x, (dict, list)) for x in a):
-        for i, (x, y) in enumerate(zip(a, b)):
-            yield from walk(x, y, "%s[%d]" % (path, i))
-    elif a != b:
-        yield path[1:]
-print(" ".join(walk(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), "")))
-PYDIFF
-)
+changed=$(shipped_config_changed)
 is "$changed" "api.listen api.tokens[0].value database lists[0].feed_url mail.outbox_dir plans.arm64.kvm plans.arm64.tcg plans.x86_64.kvm plans.x86_64.tcg state_dir stats.max_boots_per_side trees[0].path url_allowlist" \
 	"only paths, ports, the token and the boot budget differ from the shipped configuration"
 
