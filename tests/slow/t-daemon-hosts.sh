@@ -34,18 +34,7 @@
 set -u
 PY=/usr/bin/python3
 KR=$KREGRESS_BUILD/kregress
-export KREGRESS_VM_PREFIX=kregress-hosts$$-
-export KREGRESS_CACHE=${KREGRESS_CACHE:-/var/cache/kregress}
-export KREGRESS_CONFIG_DIR=$KREGRESS_SRC/builders/configs
-export KREGRESS_TOKEN=hosts-token-0123456789abcdef
-at_exit '"$KR" host reap >/dev/null 2>&1'
-
-[ "$(id -u)" = 0 ] || skip_all "needs root for qemu:///system"
-timeout 20 virsh -c qemu:///system version >/dev/null 2>&1 ||
-	skip_all "libvirtd is not running (make check starts it)"
-command -v aarch64-linux-gnu-gcc >/dev/null ||
-	skip_all "gcc-aarch64-linux-gnu is not installed"
-build_user_setup
+daemon_vm_setup kregress-hosts$$- hosts-token-0123456789abcdef
 tree=$(linux_tree) || skip_all "no linux-source-6.1 tarball to import"
 base=$(git -C "$tree" rev-parse HEAD)
 
