@@ -436,12 +436,20 @@ struct build_ctx {
 	struct strbuf env[14];
 };
 
-/* A slot directory the build user writes: its own when builds drop root. */
+/*
+ * A directory the build user writes in: made if missing, and its own even
+ * when it was there before (a cache directory made by root, or one that
+ * a link points to).
+ */
 static int slot_mkdir(const struct build_ctx *ctx, const char *path)
 {
-	if (ctx->drop)
-		return fs_mkdir_p_owned(path, 0755, ctx->uid, ctx->gid);
-	return fs_mkdir_p(path, 0755);
+	if (!ctx->drop)
+		return fs_mkdir_p(path, 0755);
+	if (fs_mkdir_p_owned(path, 0755, ctx->uid, ctx->gid))
+		return -1;
+	if (chown(path, ctx->uid, ctx->gid))
+		return error("build", "chown %s: %s", path, strerror(errno));
+	return 0;
 }
 
 static void on_line(void *arg, const char *line, size_t len)

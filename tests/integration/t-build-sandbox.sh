@@ -47,12 +47,17 @@ sed -i "s|/var/tmp/kregress-escaped|$escaped|" Makefile
 git init -q . && git add -A && git_commit base
 git tag base
 
-plan 34
+plan 35
 
 kb() { ${KB_WRAP:-} "$KREGRESS_BUILD/kregress" build --tree "$tmp/tree" "$@"; }
 
+# a shared ccache made by root before any build (as a test library or
+# an administrator would): the build user must still write in it
+mkdir -p "$KREGRESS_CACHE/ccache"
 kb --rev base --arch x86_64 --out "$tmp/out" > "$tmp/r1" 2>&1
 is $? 0 "fake base build succeeds"
+is "$(stat -c %U "$KREGRESS_CACHE/ccache")" kregress-build \
+	"a ccache directory made by root before is the build user's"
 grep -q '^build: ok x86_64' "$tmp/r1"; ok $? "reported ok"
 [ -s "$tmp/out/bzImage" ] && [ -s "$tmp/out/config" ] && \
 	[ -s "$tmp/out/System.map" ] && [ -s "$tmp/out/build.log" ]
