@@ -12,7 +12,8 @@
 # object compiled before the stop keeps its file (same mtime, make did
 # not compile it again), make's log of the second attempt names none of
 # them, both attempts together compiled what one cold build of the
-# shipped configuration compiles, and the image boots.
+# shipped configuration compiles (but for the objects in flight at the
+# stop), and the image boots.
 #
 # The compiler cache is the shared one, so a warm cache makes the test
 # quick; a cold one makes it a full kernel build, and it passes the same.
@@ -94,8 +95,14 @@ is "$(sed 's/ .*//' "$tmp/before" | grep -Ev "${link_time% }" |
 	comm -12 - "$tmp/again" | head -5)" "" \
 	"make's log of the second attempt compiles none of them"
 echo "# the second attempt compiled $(wc -l <"$tmp/again") objects"
-is "$(field "$tmp/second.json" compiled)" "$(field "$tmp/shipped.json" compiled)" \
-	"both attempts compiled what one cold build does, each object once"
+# The objects make was compiling at the stop (at most one per job of
+# kregress build's default -j2) may count in either attempt, or in both;
+# every other object counts once.
+both=$(field "$tmp/second.json" compiled)
+cold=$(field "$tmp/shipped.json" compiled)
+d=$((both - cold))
+[ "${d#-}" -le 2 ]
+ok $? "both attempts compiled what one cold build does, but for the objects in flight at the stop ($both, $cold)"
 
 img=$(field "$tmp/second.json" image)
 if timeout 20 virsh -c qemu:///system version >/dev/null 2>&1 &&
