@@ -33,4 +33,5 @@ if command -v libvirtd >/dev/null; then
 	[ $rc -eq 0 ] || { echo "services: libvirtd failed to start" >&2; exit 1; }
 fi
 
-prove --exec "$runner" "$@"
+# --timer: each test's wall time in the log, to see what a cold run costs.
+prove --timer --exec "$runner" "$@"
