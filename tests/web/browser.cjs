@@ -351,6 +351,15 @@ async function trendsNoise(browser) {
 			.test(line) && /CV 0\.04%/.test(line) &&
 		       !/9\.5/.test(line), 'the chart names its calibration, ' +
 		       'clock and CV, not the real-time one\'s', line);
+		// 2026-12-01 13:55 UTC: the axis writes times as the table
+		// does (24-hour UTC), not as uPlot's "1:55pm".
+		const tick = await p.evaluate(() => {
+			const x = window.kregressPlots.find((y) => y.trend &&
+				y.el.isConnected);
+			return x.u.axes[0].values(x.u, [1796133300], 0, 100, 0);
+		});
+		same(tick, ['12-01 13:55'], 'the time axis is 24-hour UTC, ' +
+		     'month-day hour:minute');
 		same(p.problems, [], 'the trends page with a band has no ' +
 		     'console error and no failed request');
 		await shot(p, 'trends-noise');

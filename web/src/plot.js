@@ -164,7 +164,13 @@ export function trend(el, pts, opt) {
 		width: Math.max(300, el.clientWidth), height: 220,
 		legend: { show: false },
 		scales: { x: { time: true } },
-		axes: [{ stroke: 'currentColor', grid: { stroke: '#8884' } },
+		// "12-01 13:55": month-day and 24-hour UTC, as the table
+		// beside it writes times (fmt.js time()), not uPlot's "1:55pm".
+		axes: [{ stroke: 'currentColor', grid: { stroke: '#8884' },
+			 label: 'run started (UTC)',
+			 values: (u, ticks) => ticks.map((t) =>
+				new Date(t * 1000).toISOString().slice(5, 16)
+					.replace('T', ' ')) },
 		       { label: opt.yLabel, size: 64, stroke: 'currentColor',
 			 grid: { stroke: '#8884' },
 			 values: (u, ticks) => ticks.map(num) }],
