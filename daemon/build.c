@@ -229,7 +229,11 @@ out:
 	return ret;
 }
 
-/* key = sha256(arch, base, base file contents, fragment text)[0..16) */
+/*
+ * key = sha256(arch, base, base file contents, fragment text,
+ * KCFLAGS)[0..16); a request without KCFLAGS keeps the key it had
+ * before they could be given.
+ */
 static int config_key(const struct build_request *req,
 		      const struct arch *arch, const char *fragments,
 		      char key[17])
@@ -246,6 +250,10 @@ static int config_key(const struct build_request *req,
 		return -1;
 	}
 	sha256_update(&s, fragments, strlen(fragments));
+	if (req->kcflags) {
+		sha256_update(&s, "\0KCFLAGS=", 10);
+		sha256_update(&s, req->kcflags, strlen(req->kcflags));
+	}
 	sha256_final_hex(&s, hex);
 	memcpy(key, hex, 16);
 	key[16] = '\0';
@@ -527,6 +535,9 @@ static void sandbox_setup(struct build_ctx *ctx, struct sandbox *sb,
 	 * costs.
 	 */
 	strbuf_addstr(&ctx->env[i++], "CCACHE_DEPEND=1");
+	/* Appended to kbuild's own flags (the top Makefile's last word). */
+	if (req->kcflags)
+		strbuf_addf(&ctx->env[i++], "KCFLAGS=%s", req->kcflags);
 	for (i = 0; i < (int)(sizeof(ctx->env) / sizeof(ctx->env[0])); i++)
 		sb->env[i] = ctx->env[i].len ? ctx->env[i].buf : NULL;
 }

@@ -3,9 +3,9 @@
  *
  * build_run() turns (tree, revision, arch, configuration) into a kernel
  * image.  The configuration is a base (a kconfig target such as
- * "tinyconfig", or a file) plus fragments; its key is the SHA-256 of those
- * inputs, so a finished build is found again by (commit, arch, config key)
- * without running anything: that is the artefact cache.  Builds of one
+ * "tinyconfig", or a file) plus fragments and KCFLAGS; its key is the
+ * SHA-256 of those inputs, so a finished build is found again by (commit,
+ * arch, config key) without running anything: that is the artefact cache.  Builds of one
  * (tree, arch, config key) share a "slot": a git worktree and an O= object
  * directory kept from build to build, so the patched build that follows its
  * base build recompiles only what the patch changed.  Every step that runs
@@ -55,6 +55,8 @@ struct build_request {
 					 * ... or a path to a config file */
 	const char *config_dir;	/* holds common-mm.config, <arch>.config */
 	const char *fragments[BUILD_MAX_FRAGMENTS];	/* extra; NULL ends */
+	const char *kcflags;	/* KCFLAGS, part of the config key; NULL:
+				 * none */
 	const char *cache_dir;	/* see the layout above */
 	const char *sandbox_user;	/* build user when run as root */
 	int jobs;		/* make -j; 0: 2 */

@@ -18,6 +18,7 @@
 #include "build.h"
 #include "cli.h"
 #include "cli_build.h"
+#include "layout.h"
 #include "log.h"
 #include "strbuf.h"
 
@@ -149,6 +150,7 @@ int cli_build(int argc, char **argv)
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "log-limit", required_argument, NULL, 'L' },
 		{ "disk-limit", required_argument, NULL, 'D' },
+		{ "aligned", no_argument, NULL, 'A' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct build_request req;
@@ -177,6 +179,7 @@ int cli_build(int argc, char **argv)
 		case 'N': req.use_ccache = 0; break;
 		case 'J': as_json = 1; break;
 		case 'C': req.config_dir = optarg; break;
+		case 'A': req.kcflags = layout_kcflags(LAYOUT_ALIGNED); break;
 		case 'f':
 			if (nfrag == BUILD_MAX_FRAGMENTS) {
 				error("build", "at most %d fragments",

@@ -8,7 +8,7 @@
 	"build --tree DIR --rev REV --arch x86_64|arm64 [--out DIR] " \
 	"[--base REV] [--base-config T|FILE] [--config-fragment FILE]... " \
 	"[--config-dir DIR] [--cache DIR] [--user U] [--timeout S] " \
-	"[--log-limit BYTES] [--disk-limit MIB] " \
+	"[--log-limit BYTES] [--disk-limit MIB] [--aligned] " \
 	"[--no-ccache] [-j N] [--json]"
 
 /* A cli_command: builds one kernel, prints the result; 0 if it built. */

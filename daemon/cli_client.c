@@ -540,7 +540,8 @@ static void boots_summary(json_t *s, struct strbuf *out)
 
 /*
  * One line per build, "x86_64 base 0f3c... ok, 2 objects, warnings 1
- * (new 0)", each after prefix, the reason on the next line after indent.
+ * (new 0)" ("base aligned" for the layout control's), each after
+ * prefix, the reason on the next line after indent.
  */
 static void builds_lines(json_t *s, const char *prefix, const char *indent,
 			 struct strbuf *out)
@@ -549,9 +550,11 @@ static void builds_lines(json_t *s, const char *prefix, const char *indent,
 	size_t i;
 
 	json_array_foreach(builds, i, b) {
-		strbuf_addf(out, "%s%s %s %.12s %s", prefix, str(b, "arch"),
+		strbuf_addf(out, "%s%s %s%s %.12s %s", prefix, str(b, "arch"),
 			    *str(b, "side") ? str(b, "side") : "-",
-			    str(b, "commit_id"), str(b, "status"));
+			    !strcmp(str(b, "layout"), "aligned") ?
+			    " aligned" : "", str(b, "commit_id"),
+			    str(b, "status"));
 		if (num(b, "objects_expected"))
 			strbuf_addf(out, ", %lld/%lld objects",
 				    num(b, "objects_compiled"),
@@ -588,16 +591,20 @@ static void print_builds(json_t *s)
 static void print_run(const char *prefix, json_t *r)
 {
 	long long rounds = num(r, "rounds");
+	/* The layout control's run: its comparisons are answers on the
+	 * as-built ones, not rows of its own. */
+	int aligned = !strcmp(str(r, "layout"), "aligned");
 
-	printf("%s%s %s, %s time: run %lld %s after %lld round%s (seed %lld); "
-	       "boots: base %lld ok, %lld failed; patched %lld ok, %lld "
-	       "failed%s\n", prefix, str(r, "arch"), str(r, "accel"),
+	printf("%s%s %s, %s time%s: run %lld %s after %lld round%s (seed "
+	       "%lld); boots: base %lld ok, %lld failed; patched %lld ok, "
+	       "%lld failed%s\n", prefix, str(r, "arch"), str(r, "accel"),
 	       !strcmp(str(r, "clock"), "instructions") ? "instruction" :
-	       "real", num(r, "id"), str(r, "status"),
+	       "real", aligned ? ", aligned kernels (layout control)" : "",
+	       num(r, "id"), str(r, "status"),
 	       rounds, rounds == 1 ? "" : "s", num(r, "seed"),
 	       num(r, "base_ok"), num(r, "base_failed"), num(r, "patched_ok"),
 	       num(r, "patched_failed"),
-	       num(r, "analyzed") ? "" : " (not analyzed)");
+	       num(r, "analyzed") || aligned ? "" : " (not analyzed)");
 }
 
 /*
@@ -984,6 +991,39 @@ static void print_thresholds(json_t *cmp, long long id, double *min)
 		       *host ? host : "?", cal);
 }
 
+/*
+ * What the layout control said of c: "layout control (aligned run 7):
+ * confirmed: regression +20.1% [18.8%, 21.2%]", its reason when it was
+ * unconfirmed, or why no control was made.
+ */
+static void print_layout(json_t *c)
+{
+	char chg[16], lo[16], hi[16];
+
+	if (!*str(c, "layout")) {
+		if (*str(c, "layout_reason"))
+			printf("      no layout control: %s\n",
+			       str(c, "layout_reason"));
+		return;
+	}
+	printf("      layout control");
+	if (num(c, "layout_run_id"))
+		printf(" (aligned run %lld)", num(c, "layout_run_id"));
+	printf(": %s", str(c, "layout"));
+	if (*str(c, "layout_verdict")) {
+		fmt_num(c, "layout_change_pct", FMT_PCT, chg, sizeof(chg));
+		fmt_num(c, "layout_ci_low_pct", FMT_PCT, lo, sizeof(lo));
+		fmt_num(c, "layout_ci_high_pct", FMT_PCT, hi, sizeof(hi));
+		printf(": aligned %s %s [%s, %s]", str(c, "layout_verdict"),
+		       chg, lo, hi);
+	}
+	if (*str(c, "verdict_as_built"))
+		printf("; as built %s", str(c, "verdict_as_built"));
+	if (*str(c, "layout_reason"))
+		printf(": %s", str(c, "layout_reason"));
+	printf("\n");
+}
+
 static void print_comparison(json_t *c, double min_threshold)
 {
 	char name[80], n[24], base[16], new[16], chg[16], lo[16], hi[16];
@@ -1025,6 +1065,7 @@ static void print_comparison(json_t *c, double min_threshold)
 		       "calibration %lld)\n", json_number_value(
 		       json_object_get(c, "threshold_pct")), str(c, "host"),
 		       num(c, "calibration_id"));
+	print_layout(c);
 	if (!strcmp(str(c, "verdict"), "inconclusive"))
 		print_rules_out(c);
 }
@@ -1066,7 +1107,8 @@ static void print_verdicts(json_t *cmp)
 {
 	static const char *const order[] = {
 		"regression", "likely-regression", "improvement",
-		"likely-improvement", "minor", "no-change", "inconclusive",
+		"likely-improvement", "layout-sensitive", "minor",
+		"no-change", "inconclusive",
 		"insufficient-data", NULL,
 	};
 	json_t *c;

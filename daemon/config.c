@@ -888,12 +888,15 @@ static int load_stats(struct cctx *c, json_t *root, struct config *cfg)
 	static const char *const keys[] = { "threshold_pct", "alpha",
 					    "min_samples",
 					    "max_boots_per_side",
-					    "fdr_method", NULL };
+					    "fdr_method", "layout_control",
+					    NULL };
 	static const char *const fdr[] = { "bh", "holm", "none" };
+	/* In the order of enum layout_when. */
+	static const char *const when[] = { "real-time", "always", "never" };
 	struct config_stats *s = &cfg->stats;
 	json_t *obj = json_object_get(root, "stats"), *empty = NULL;
 	size_t len = push_key(c, "stats");
-	int method, ret = -1;
+	int method, layout, ret = -1;
 
 	if (!obj)
 		obj = empty = json_object();
@@ -904,9 +907,11 @@ static int load_stats(struct cctx *c, json_t *root, struct config *cfg)
 	    get_int(c, obj, "min_samples", 2, 1000, 5, &s->min_samples) ||
 	    get_int(c, obj, "max_boots_per_side", 2, 10000, 20,
 		    &s->max_boots_per_side) ||
-	    get_enum(c, obj, "fdr_method", fdr, 3, 0, &method))
+	    get_enum(c, obj, "fdr_method", fdr, 3, 0, &method) ||
+	    get_enum(c, obj, "layout_control", when, 3, 0, &layout))
 		goto out;
 	s->fdr_method = xstrdup(fdr[method]);
+	s->layout_control = (enum layout_when)layout;
 	if (check_value(c, "max_boots_per_side",
 			s->max_boots_per_side >= s->min_samples,
 			"smaller than min_samples"))

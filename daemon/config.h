@@ -21,6 +21,7 @@
 #include <stddef.h>
 
 #include "arch.h"
+#include "layout.h"
 #include "report.h"
 
 struct strbuf;
@@ -89,6 +90,9 @@ struct config_stats {
 	int min_samples;	/* boots per side before any verdict */
 	int max_boots_per_side;
 	char *fdr_method;	/* "bh", "holm" or "none" */
+	/* which runs get a layout control: "real-time" (default),
+	 * "always" or "never" */
+	enum layout_when layout_control;
 };
 
 /* A/A calibration of the hosts by the daemon (calibrate.c). */

@@ -48,7 +48,8 @@ static int read_looks(struct db *db, struct db_analyze_run *r)
 }
 
 int db_analyze_runs(struct db *db, long long series_id,
-		    struct db_analyze_run **runs, size_t *n)
+		    enum layout layout, struct db_analyze_run **runs,
+		    size_t *n)
 {
 	/* A boot that failed: finished, but not ok. */
 #define FAILED "status NOT IN ('ok', 'running', 'queued')"
@@ -66,12 +67,14 @@ int db_analyze_runs(struct db *db, long long series_id,
 		" (SELECT count(*) FROM boot WHERE run_id = r.id AND "
 		"  side = 'patched' AND " FAILED "), "
 		" (SELECT count(*) FROM run WHERE series_id = ?1 AND "
-		"  arch = a.arch AND status IN ('running', 'interrupted')), "
+		"  layout = ?2 AND arch = a.arch AND "
+		"  status IN ('running', 'interrupted')), "
 		" coalesce(r.alpha, 0), coalesce(r.max_per_side, 0), "
 		" r.clock = 'instructions' "
-		"FROM (SELECT DISTINCT arch FROM run WHERE series_id = ?1) a "
+		"FROM (SELECT DISTINCT arch FROM run WHERE series_id = ?1 "
+		" AND layout = ?2) a "
 		"LEFT JOIN run r ON r.id = (SELECT id FROM run "
-		" WHERE series_id = ?1 AND arch = a.arch AND "
+		" WHERE series_id = ?1 AND layout = ?2 AND arch = a.arch AND "
 		" status NOT IN ('running', 'interrupted') "
 		" ORDER BY id DESC LIMIT 1) "
 		"ORDER BY a.arch DESC");
@@ -83,6 +86,7 @@ int db_analyze_runs(struct db *db, long long series_id,
 	if (!st)
 		return -1;
 	db_bind_int(st, 1, series_id);
+	db_bind_text(st, 2, layout_str(layout));
 	while ((rc = db_row(db, st, "analyze", "series %lld: runs",
 			    series_id)) > 0) {
 		ALLOC_GROW(v, count + 1, alloc);

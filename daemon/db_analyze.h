@@ -11,6 +11,8 @@
 
 #include <stddef.h>
 
+#include "layout.h"
+
 struct db;
 
 /* The run an arch's analysis uses. */
@@ -32,13 +34,15 @@ struct db_analyze_run {
 };
 
 /*
- * For every arch that has a run of series_id (x86_64 before arm64: names
- * in descending order), the newest (highest id) run whose status is
- * neither 'running' nor 'interrupted', with its boot counts.  *runs (free with db_analyze_runs_free()) has *n
- * entries; *n is 0 when the series has no run at all.
+ * For every arch that has a run of series_id of that layout (x86_64
+ * before arm64: names in descending order), the newest (highest id) such
+ * run whose status is neither 'running' nor 'interrupted', with its boot
+ * counts.  *runs (free with db_analyze_runs_free()) has *n entries; *n
+ * is 0 when the series has no run of that layout at all.
  */
 int db_analyze_runs(struct db *db, long long series_id,
-		    struct db_analyze_run **runs, size_t *n);
+		    enum layout layout, struct db_analyze_run **runs,
+		    size_t *n);
 void db_analyze_runs_free(struct db_analyze_run *runs, size_t n);
 
 /* One sample row of a complete boot. */

@@ -53,8 +53,8 @@ int db_build_source(struct db *db, long long id,
 
 int db_build_start(struct db *db, long long series_id, long long tree_id,
 		   const char *commit, const char *arch,
-		   const char *config_key, const char *side,
-		   long long *build_id)
+		   const char *config_key, enum layout layout,
+		   const char *side, long long *build_id)
 {
 	struct sqlite3_stmt *st;
 	int rc;
@@ -95,13 +95,15 @@ int db_build_start(struct db *db, long long series_id, long long tree_id,
 	if (rc <= 0)
 		return -1;
 	st = db_stmt(db, "INSERT OR REPLACE INTO series_build (series_id, "
-		     "build_id, arch, side) VALUES (?1, ?2, ?3, ?4)");
+		     "build_id, arch, side, layout) VALUES (?1, ?2, ?3, ?4, "
+		     "?5)");
 	if (!st)
 		return -1;
 	db_bind_int(st, 1, series_id);
 	db_bind_int(st, 2, *build_id);
 	db_bind_text(st, 3, arch);
 	db_bind_text(st, 4, side);
+	db_bind_text(st, 5, layout_str(layout));
 	return db_step_done(db, st, "build", "series_build row");
 }
 

@@ -15,6 +15,8 @@
 #define KREGRESS_DB_BUILD_H
 
 struct build_result;
+#include "layout.h"
+
 struct db;
 
 struct db_build_source {
@@ -33,13 +35,13 @@ int db_build_source(struct db *db, long long id,
 /*
  * The build row of (commit, arch, config_key), created if missing, set to
  * status "building" (progress cleared) unless it ended, and linked to
- * series id as side
- * ("base" | "patched").  *build_id receives the row id.
+ * series id as side ("base" | "patched") of its kernels of that layout.
+ * *build_id receives the row id.
  */
 int db_build_start(struct db *db, long long series_id, long long tree_id,
 		   const char *commit, const char *arch,
-		   const char *config_key, const char *side,
-		   long long *build_id);
+		   const char *config_key, enum layout layout,
+		   const char *side, long long *build_id);
 
 /* Progress of a running build: objects compiled and expected (0 unknown). */
 int db_build_progress(struct db *db, long long build_id, int compiled,

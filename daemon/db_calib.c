@@ -231,7 +231,7 @@ int db_calib_base(struct db *db, const char *arch, long long *build_id,
 		"SELECT b.id, b.image_path FROM build b WHERE b.arch = ?1 AND "
 		"b.status = 'ok' AND b.image_path IS NOT NULL AND EXISTS "
 		"(SELECT 1 FROM series_build sb WHERE sb.build_id = b.id AND "
-		" sb.side = 'base') ORDER BY b.id DESC LIMIT 1");
+		" sb.side = 'base' AND sb.layout = 'as-built') ORDER BY b.id DESC LIMIT 1");
 	int rc;
 
 	if (!st)

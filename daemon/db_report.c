@@ -53,6 +53,7 @@ static int load_series(struct db *db, long long id, struct db_report *r)
 		" idx = s.apply_failed_patch), s.list, "
 		"(SELECT b.error_lines FROM series_build sb JOIN build b ON "
 		" b.id = sb.build_id WHERE sb.series_id = s.id AND "
+		" sb.layout = 'as-built' AND "
 		" b.status NOT IN ('ok', 'queued', 'running') AND "
 		" b.error_lines IS NOT NULL ORDER BY sb.side, sb.arch DESC "
 		" LIMIT 1) "
@@ -137,7 +138,7 @@ static int load_runs(struct db *db, long long id, struct db_report *r)
 		"(SELECT coalesce(b.effective_config_hash, b.config_hash) "
 		" FROM series_build sb JOIN build b ON b.id = sb.build_id "
 		" WHERE sb.series_id = r.series_id AND sb.arch = r.arch AND "
-		" sb.side = 'patched') "
+		" sb.side = 'patched' AND sb.layout = r.layout) "
 		"FROM run r WHERE r.id IN (SELECT DISTINCT run_id FROM "
 		"comparison WHERE series_id = ?1) ORDER BY r.arch DESC, r.id");
 #undef BOOTS
@@ -226,7 +227,9 @@ static int load_comparisons(struct db *db, long long id,
 		"calibration_id, (SELECT m.cv FROM calibration_metric m "
 		" WHERE m.calibration_id = c.calibration_id AND "
 		" m.workload = c.workload AND m.metric = c.metric AND "
-		" m.params = c.params) FROM comparison c "
+		" m.params = c.params), layout, layout_reason, "
+		"verdict_as_built, layout_verdict, layout_change_pct, "
+		"layout_ci_low_pct, layout_ci_high_pct FROM comparison c "
 		"WHERE series_id = ?1 ORDER BY arch DESC, id");
 	size_t alloc = *n;
 	int rc;
@@ -264,6 +267,13 @@ static int load_comparisons(struct db *db, long long id,
 		c->threshold_pct = column_double(st, 20);
 		c->calibration_id = db_column_int64(st, 21);
 		c->noise_cv = column_double(st, 22);
+		c->layout = keep(r, st, 23);
+		c->layout_reason = keep(r, st, 24);
+		c->verdict_as_built = keep(r, st, 25);
+		c->layout_verdict = keep(r, st, 26);
+		c->layout_change_pct = column_double(st, 27);
+		c->layout_ci_low_pct = column_double(st, 28);
+		c->layout_ci_high_pct = column_double(st, 29);
 	}
 	db_reset(st);
 	return rc;

@@ -18,12 +18,12 @@ void db_run_images_release(struct db_run_images *im)
 }
 
 int db_run_images(struct db *db, long long series_id, const char *arch,
-		  struct db_run_images *im)
+		  enum layout layout, struct db_run_images *im)
 {
 	struct sqlite3_stmt *st = db_stmt(db,
 		"SELECT sb.side = 'patched', b.id, b.image_path "
 		"FROM series_build sb JOIN build b ON b.id = sb.build_id "
-		"WHERE sb.series_id = ?1 AND sb.arch = ?2 "
+		"WHERE sb.series_id = ?1 AND sb.arch = ?2 AND sb.layout = ?3 "
 		"AND b.status = 'ok' AND b.image_path IS NOT NULL");
 	int rc;
 
@@ -32,6 +32,7 @@ int db_run_images(struct db *db, long long series_id, const char *arch,
 		return -1;
 	db_bind_int(st, 1, series_id);
 	db_bind_text(st, 2, arch);
+	db_bind_text(st, 3, layout_str(layout));
 	while ((rc = db_row(db, st, "run", "series %lld: images",
 			    series_id)) > 0) {
 		int side = db_column_int(st, 0);
@@ -181,8 +182,8 @@ int db_run_start(struct db *db, const struct db_run_design *d,
 {
 	struct sqlite3_stmt *st = db_stmt(db,
 		"INSERT INTO run (series_id, arch, accel, clock, seed, plan, "
-		"started_at, alpha, max_per_side) "
-		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
+		"started_at, alpha, max_per_side, layout) "
+		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
 
 	if (!st)
 		return -1;
@@ -195,6 +196,7 @@ int db_run_start(struct db *db, const struct db_run_design *d,
 	db_bind_int(st, 7, (long long)time(NULL));
 	db_bind_double(st, 8, d->alpha);
 	db_bind_int(st, 9, (int)d->max_per_side);
+	db_bind_text(st, 10, layout_str(d->layout));
 	if (db_step_done(db, st, "run", "run row"))
 		return -1;
 	*run_id = db_last_insert_id(db);

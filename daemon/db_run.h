@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "layout.h"
+
 struct db;
 struct sample;
 
@@ -24,12 +26,12 @@ struct db_run_images {
 };
 
 /*
- * Fills *im for (series_id, arch).  0 when both builds are there, ok and
- * have an image; 1 when not (nothing to release); -1 on a database error
- * (logged).
+ * Fills *im for (series_id, arch) and the kernels of that layout.  0
+ * when both builds are there, ok and have an image; 1 when not (nothing
+ * to release); -1 on a database error (logged).
  */
 int db_run_images(struct db *db, long long series_id, const char *arch,
-		  struct db_run_images *im);
+		  enum layout layout, struct db_run_images *im);
 void db_run_images_release(struct db_run_images *im);
 
 /* What is known of a configured host (the host table, by name). */
@@ -83,6 +85,7 @@ struct db_run_design {
 	const char *plan;	/* the kregress.plan= argument */
 	double alpha;		/* overall */
 	unsigned int max_per_side;	/* boots per side at most */
+	enum layout layout;	/* of the kernels it boots */
 };
 
 /* Inserts a 'running' run row; *run_id gets its id. */

@@ -255,7 +255,7 @@ int db_series_get(struct db *db, long long id, json_t **out)
 		  "b.status_reason, b.duration_ms, "
 		  "CASE WHEN sb.series_id IS NULL THEN b.cached "
 		  "ELSE sb.cached END AS cached, "
-		  "sb.duration_ms AS series_duration_ms, b.cold, "
+		  "sb.duration_ms AS series_duration_ms, sb.layout, b.cold, "
 		  "b.objects_compiled, b.objects_expected, b.warnings, "
 		  "b.new_warnings, b.new_warning_lines, b.error_lines, "
 		  "b.dropped_options, b.log_path, b.image_path "
@@ -269,8 +269,8 @@ int db_series_get(struct db *db, long long id, json_t **out)
 		  "WHERE series_id = ?1 GROUP BY side, status "
 		  "ORDER BY side, status" },
 		{ "runs",
-		  "SELECT r.id, r.arch, r.accel, r.clock, r.seed, r.status, "
-		  "r.rounds, "
+		  "SELECT r.id, r.arch, r.accel, r.clock, r.layout, r.seed, "
+		  "r.status, r.rounds, "
 		  "r.started_at, r.finished_at, "
 		  "(SELECT count(*) FROM boot WHERE run_id = r.id AND "
 		  " side = 'base' AND status = 'ok') AS base_ok, "
@@ -290,7 +290,10 @@ int db_series_get(struct db *db, long long id, json_t **out)
 		  "c.n_new, c.median_base, c.median_new, c.change_pct, "
 		  "c.ci_low_pct, c.ci_high_pct, c.p_value, c.p_adjusted, "
 		  "c.p_holm, c.verdict, c.flags, c.is_primary, c.ci_level, "
-		  "c.threshold_pct, c.calibration_id "
+		  "c.threshold_pct, c.calibration_id, c.layout, "
+		  "c.layout_reason, c.verdict_as_built, c.layout_run_id, "
+		  "c.layout_verdict, c.layout_change_pct, "
+		  "c.layout_ci_low_pct, c.layout_ci_high_pct "
 		  "FROM comparison c LEFT JOIN host h ON h.id = c.host_id "
 		  "WHERE c.series_id = ?1 ORDER BY c.run_id, c.is_primary "
 		  "DESC, c.id" },

@@ -18,6 +18,7 @@
 #include "alloc.h"
 #include "diff.h"
 #include "escape.h"
+#include "layout.h"
 #include "log.h"
 #include "report.h"
 #include "sha256.h"
@@ -1266,6 +1267,65 @@ static void caveat(const struct report_series *s, struct strbuf *out)
 	strbuf_addch(out, '\n');
 }
 
+/*
+ * What the layout control found, a paragraph per metric it compared
+ * ("x86_64 mremap/move: layout-sensitive: ..."), and once per arch and
+ * reason why significant changes had none.
+ */
+static void layout_control(const struct report_series *s,
+			   struct strbuf *out)
+{
+	struct strbuf line = STRBUF_INIT;
+	const struct report_comparison *said = NULL;	/* the last reason */
+	char ch[24], lo[24], hi[24];
+	size_t i;
+	int head = 0;
+
+	for (i = 0; i < s->ncmp; i++) {
+		const struct report_comparison *c = &s->cmp[i];
+
+		if (!c->layout && (!c->layout_reason ||
+		    (said && !strcmp(said->arch, c->arch) &&
+		     !strcmp(said->layout_reason, c->layout_reason))))
+			continue;
+		if (!head++)
+			wrap(out, "", "", "Layout control (base and patched "
+			     "rebuilt with every function and loop aligned "
+			     "to 64 bytes, KCFLAGS=\"" LAYOUT_KCFLAGS "\", "
+			     "and booted again):");
+		strbuf_reset(&line);
+		if (!c->layout) {
+			said = c;
+			strbuf_addf(&line, "%s: no control: %s", c->arch,
+				    c->layout_reason);
+			wrap(out, "  ", "    ", line.buf);
+			continue;
+		}
+		label(s, c, &line);
+		strbuf_addf(&line, ": %s", c->layout);
+		if (c->layout_verdict) {
+			fmt_pct(c->layout_change_pct, ch, sizeof(ch));
+			fmt_pct(c->layout_ci_low_pct, lo, sizeof(lo));
+			fmt_pct(c->layout_ci_high_pct, hi, sizeof(hi));
+			strbuf_addf(&line, ": aligned %s %s [%s, %s]",
+				    c->layout_verdict, ch, lo, hi);
+		}
+		if (c->verdict_as_built) {
+			fmt_pct(c->change_pct, ch, sizeof(ch));
+			strbuf_addf(&line, ", as built %s %s: the change comes "
+				    "from where the patch moved code, not "
+				    "from what it does", c->verdict_as_built,
+				    ch);
+		}
+		if (c->layout_reason)
+			strbuf_addf(&line, ": %s", c->layout_reason);
+		wrap(out, "  ", "    ", line.buf);
+	}
+	if (head)
+		strbuf_addch(out, '\n');
+	strbuf_release(&line);
+}
+
 static void hold_preface(const struct report_hold *hold,
 			 struct strbuf *out)
 {
@@ -1352,6 +1412,7 @@ void report_render(const struct report_series *s,
 	if (kind <= REPORT_INCONCLUSIVE) {
 		if (report_kind_significant(kind))
 			caveat(s, b);
+		layout_control(s, b);
 		tables(s, rs, b);
 		strbuf_addch(b, '\n');
 		since_previous(s, b);

@@ -67,6 +67,13 @@ struct report_comparison {
 	double threshold_pct;	/* decided at; NAN when not recorded */
 	long long calibration_id;	/* whose threshold; 0 = configured */
 	double noise_cv;	/* that calibration's CV of it; NAN */
+	/* The layout control (stage_layout.h): NULL layout when none was
+	 * made (layout_reason says why, or NULL when none was needed). */
+	const char *layout;	/* confirmed, layout-sensitive, unconfirmed */
+	const char *layout_reason;
+	const char *verdict_as_built;	/* of a layout-sensitive one */
+	const char *layout_verdict;	/* the aligned kernels' */
+	double layout_change_pct, layout_ci_low_pct, layout_ci_high_pct;
 };
 
 /*

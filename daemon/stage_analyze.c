@@ -128,14 +128,9 @@ static struct db_comparison *rows_of(const struct db_analyze_run *runs,
 	return rows;
 }
 
-/*
- * Reads and compares one arch's run into set.  0, with the reason in
- * reason when the run gives no comparisons; -1 on a database error; -2
- * when stats.c refuses the options.
- */
-static int analyze_run(struct pipeline_ctx *ctx,
-		       const struct db_analyze_run *r, struct analyze_set *set,
-		       const struct stats_opts *o, struct strbuf *reason)
+int stage_analyze_run(struct pipeline_ctx *ctx,
+		      const struct db_analyze_run *r, struct analyze_set *set,
+		      const struct stats_opts *o, struct strbuf *reason)
 {
 	struct feed f = { set, STRBUF_INIT };
 	struct stats_opts ro = *o;
@@ -191,7 +186,8 @@ enum pipeline_result stage_analyze(struct pipeline_ctx *ctx,
 	if (ctx->stop && *ctx->stop)
 		return PIPELINE_INTERRUPTED;
 	stage_analyze_options(ctx->cfg, &o, &fdr);
-	if (db_analyze_runs(ctx->db, job->series_id, &runs, &nruns)) {
+	if (db_analyze_runs(ctx->db, job->series_id, LAYOUT_AS_BUILT, &runs,
+			    &nruns)) {
 		strbuf_addstr(&out->reason, "the runs cannot be read");
 		return PIPELINE_RETRY;
 	}
@@ -207,7 +203,7 @@ enum pipeline_result stage_analyze(struct pipeline_ctx *ctx,
 		analyze_set_init(&sets[i]);
 		strbuf_reset(&why);
 		log_error_reset();
-		rc = analyze_run(ctx, r, &sets[i], &o, &why);
+		rc = stage_analyze_run(ctx, r, &sets[i], &o, &why);
 		if (rc == -1) {
 			strbuf_addf(&out->reason, "%s: the samples of run %lld "
 				    "cannot be read", r->arch, r->id);

@@ -2,7 +2,9 @@
  * stage_analyze.h - the pipeline's analyze stage: a series' runs become
  * per-metric comparisons with verdicts.
  *
- * For every arch the series has runs for, the newest run that finished
+ * For every arch the series has runs of its own kernels for (layout
+ * as-built; the layout control's are stage_layout.h's), the newest run
+ * that finished
  * (status not 'running' and not 'interrupted': an interrupted run is
  * never analysed, its job's next attempt started a new one) is taken.
  * The samples of its boots with status 'ok' are grouped by (workload,
@@ -34,6 +36,7 @@
 #include "pipeline.h"
 
 struct config;
+struct db_analyze_run;
 
 /*
  * The statistics options (stats.threshold_pct, alpha, min_samples) and
@@ -46,5 +49,17 @@ void stage_analyze_options(const struct config *cfg, struct stats_opts *o,
 enum pipeline_result stage_analyze(struct pipeline_ctx *ctx,
 				   const struct job *job,
 				   struct pipeline_outcome *out);
+
+/*
+ * Reads and compares one arch's run r (db_analyze_runs()) into set (an
+ * analyze_set_init()ed one), as the stage does: each metric at the
+ * threshold and noise reference of its looks' calibrations, at the alpha
+ * of its last look.  0, with the reason in reason when the run gives no
+ * comparisons; -1 on a database error; -2 when stats.c refuses the
+ * options (log_error_first() says why).
+ */
+int stage_analyze_run(struct pipeline_ctx *ctx,
+		      const struct db_analyze_run *r, struct analyze_set *set,
+		      const struct stats_opts *o, struct strbuf *reason);
 
 #endif

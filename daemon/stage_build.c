@@ -10,6 +10,7 @@
 #include "db.h"
 #include "db_build.h"
 #include "jobq.h"
+#include "layout.h"
 #include "log.h"
 #include "stage_build.h"
 #include "strbuf.h"
@@ -51,9 +52,9 @@ static void add_first_line(struct strbuf *sb, const char *text)
  */
 static int build_one(struct pipeline_ctx *ctx, const struct job *job,
 		     const struct db_build_source *src,
-		     struct build_request *req, const char *commit,
-		     const char *side, struct build_result *res,
-		     struct strbuf *reason)
+		     struct build_request *req, enum layout layout,
+		     const char *commit, const char *side,
+		     struct build_result *res, struct strbuf *reason)
 {
 	struct progress_arg pa = { ctx->db, 0, 0 };
 	char key[17];
@@ -66,7 +67,7 @@ static int build_one(struct pipeline_ctx *ctx, const struct job *job,
 		return -2;
 	}
 	if (db_build_start(ctx->db, job->series_id, src->tree_id, commit,
-			   req->arch, key, side, &pa.build_id)) {
+			   req->arch, key, layout, side, &pa.build_id)) {
 		strbuf_addstr(reason, "storing the build row failed");
 		return -1;
 	}
@@ -94,8 +95,9 @@ static int build_one(struct pipeline_ctx *ctx, const struct job *job,
 		strbuf_addstr(reason, "storing the build result failed");
 		return -1;
 	}
-	log_info("build", "series %lld: %s %s %.12s: %s in %.1f s, %d "
-		 "objects%s", job->series_id, req->arch, side, res->commit,
+	log_info("build", "series %lld: %s %s%s %.12s: %s in %.1f s, %d "
+		 "objects%s", job->series_id, req->arch, side,
+		 layout == LAYOUT_ALIGNED ? " aligned" : "", res->commit,
 		 build_status_str(res->status), res->duration_s,
 		 res->compiled, res->cached ? " (cached)" : "");
 	return 0;
@@ -110,9 +112,10 @@ static void failure(struct strbuf *sb, const struct build_result *res)
 		add_first_line(sb, res->reason ? res->reason : "failed");
 }
 
-enum pipeline_result stage_build(struct pipeline_ctx *ctx,
-				 const struct job *job,
-				 struct pipeline_outcome *out)
+enum pipeline_result stage_build_layout(struct pipeline_ctx *ctx,
+					const struct job *job,
+					enum layout layout,
+					struct pipeline_outcome *out)
 {
 	const struct config *cfg = ctx->cfg;
 	const struct config_arch_cfg *ac;
@@ -154,9 +157,10 @@ enum pipeline_result stage_build(struct pipeline_ctx *ctx,
 		req.mem_bytes = (unsigned long long)
 			cfg->limits.build_memory_mb << 20;
 	req.disk_bytes = (unsigned long long)cfg->limits.build_disk_mb << 20;
+	req.kcflags = layout_kcflags(layout);
 
 	build_result_init(&res);
-	ret = build_one(ctx, job, &src, &req, src.base, "base", &res,
+	ret = build_one(ctx, job, &src, &req, layout, src.base, "base", &res,
 			&out->reason);
 	if (ret) {
 		build_result_release(&res);
@@ -178,8 +182,8 @@ enum pipeline_result stage_build(struct pipeline_ctx *ctx,
 	}
 	req.base_rev = src.base;
 	build_result_init(&res);
-	ret = build_one(ctx, job, &src, &req, src.head, "patched", &res,
-			&out->reason);
+	ret = build_one(ctx, job, &src, &req, layout, src.head, "patched",
+			&res, &out->reason);
 	if (ret) {
 		build_result_release(&res);
 		r = ret == 1 ? PIPELINE_INTERRUPTED : PIPELINE_RETRY;
@@ -200,4 +204,11 @@ out:
 		out->fail_status = NULL;
 	db_build_source_release(&src);
 	return r;
+}
+
+enum pipeline_result stage_build(struct pipeline_ctx *ctx,
+				 const struct job *job,
+				 struct pipeline_outcome *out)
+{
+	return stage_build_layout(ctx, job, LAYOUT_AS_BUILT, out);
 }

@@ -32,10 +32,22 @@
 #ifndef KREGRESS_STAGE_BUILD_H
 #define KREGRESS_STAGE_BUILD_H
 
+#include "layout.h"
 #include "pipeline.h"
 
 enum pipeline_result stage_build(struct pipeline_ctx *ctx,
 				 const struct job *job,
 				 struct pipeline_outcome *out);
+
+/*
+ * The same for the kernels of layout: stage_build() is LAYOUT_AS_BUILT;
+ * the layout control (stage_layout.h) builds LAYOUT_ALIGNED, base and
+ * patched with layout_kcflags() added, in a slot and under a config key
+ * of their own, linked to the series with that layout.
+ */
+enum pipeline_result stage_build_layout(struct pipeline_ctx *ctx,
+					const struct job *job,
+					enum layout layout,
+					struct pipeline_outcome *out);
 
 #endif

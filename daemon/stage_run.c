@@ -14,6 +14,7 @@
 #include "guest_image.h"
 #include "hosts.h"
 #include "jobq.h"
+#include "layout.h"
 #include "log.h"
 #include "options.h"
 #include "plan.h"
@@ -166,7 +167,7 @@ static enum pipeline_result no_samples(const struct run_state *st,
 
 static enum pipeline_result run_arch(struct pipeline_ctx *ctx,
 				     const struct job *job,
-				     const struct arch *arch,
+				     const struct arch *arch, enum layout layout,
 				     struct pipeline_outcome *out)
 {
 	const struct config *cfg = ctx->cfg;
@@ -192,13 +193,15 @@ static enum pipeline_result run_arch(struct pipeline_ctx *ctx,
 	strbuf_init(&st.last_failure[0]);
 	strbuf_init(&st.last_failure[1]);
 	calib_table_init(&st.calib);
-	stage_report_run_started(ctx, job->series_id, name);
-	ret = db_run_images(ctx->db, job->series_id, name, &im);
+	if (layout == LAYOUT_AS_BUILT)
+		stage_report_run_started(ctx, job->series_id, name);
+	ret = db_run_images(ctx->db, job->series_id, name, layout, &im);
 	if (ret) {
 		if (ret < 0)
 			return PIPELINE_RETRY;
-		strbuf_addf(&out->reason, "%s: the build stage left no base "
-			    "and patched images", name);
+		strbuf_addf(&out->reason, "%s: the build stage left no %s "
+			    "base and patched images", name,
+			    layout_str(layout));
 		return PIPELINE_FAIL;
 	}
 	log_error_reset();
@@ -252,6 +255,7 @@ static enum pipeline_result run_arch(struct pipeline_ctx *ctx,
 	design.plan = pf.cmdline.buf;
 	design.alpha = cfg->stats.alpha;
 	design.max_per_side = (unsigned int)spec.max_per_side;
+	design.layout = layout;
 	if (db_run_start(ctx->db, &design, &st.run_id) ||
 	    db_calib_link_run(ctx->db, st.run_id, set.ids, set.n, name,
 			      design.accel, design.clock, design.plan) ||
@@ -284,13 +288,15 @@ static enum pipeline_result run_arch(struct pipeline_ctx *ctx,
 	spec.calib = &st.calib;
 	spec.opaque = &st;
 	spec.stop = ctx->stop;
-	log_info("run", "series %lld: %s run %lld on %zu %s host%s, seed "
-		 "%llu", job->series_id, name, st.run_id, set.n,
+	log_info("run", "series %lld: %s %s run %lld on %zu %s host%s, "
+		 "seed %llu", job->series_id, name, layout_str(layout),
+		 st.run_id, set.n,
 		 arch_accel_str(set.accel), set.n == 1 ? "" : "s",
 		 (unsigned long long)seed);
+	log_error_reset();
 	if (runner_run(&spec, set.hosts, set.n, &rep)) {
-		strbuf_addf(&out->reason, "%s: the run could not start (see "
-			    "the log)", name);
+		strbuf_addf(&out->reason, "%s: the run could not start: %s",
+			    name, log_error_first());
 		db_run_finish(ctx->db, st.run_id, "no-host", 0);
 		goto out;
 	}
@@ -335,9 +341,10 @@ out:
 	return r;
 }
 
-enum pipeline_result stage_run(struct pipeline_ctx *ctx,
-			       const struct job *job,
-			       struct pipeline_outcome *out)
+enum pipeline_result stage_run_layout(struct pipeline_ctx *ctx,
+				      const struct job *job,
+				      enum layout layout,
+				      struct pipeline_outcome *out)
 {
 	const struct config_arch_cfg *ac;
 	enum pipeline_result r;
@@ -358,8 +365,15 @@ enum pipeline_result stage_run(struct pipeline_ctx *ctx,
 			 interrupted == 1 ? " was" : "s were");
 	if (ctx->stop && *ctx->stop)
 		return PIPELINE_INTERRUPTED;
-	r = run_arch(ctx, job, ac->arch, out);
+	r = run_arch(ctx, job, ac->arch, layout, out);
 	if (r == PIPELINE_OK)
 		out->fail_status = NULL;
 	return r;
+}
+
+enum pipeline_result stage_run(struct pipeline_ctx *ctx,
+			       const struct job *job,
+			       struct pipeline_outcome *out)
+{
+	return stage_run_layout(ctx, job, LAYOUT_AS_BUILT, out);
 }

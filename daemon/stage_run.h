@@ -33,10 +33,22 @@
 #ifndef KREGRESS_STAGE_RUN_H
 #define KREGRESS_STAGE_RUN_H
 
+#include "layout.h"
 #include "pipeline.h"
 
 enum pipeline_result stage_run(struct pipeline_ctx *ctx,
 			       const struct job *job,
 			       struct pipeline_outcome *out);
+
+/*
+ * The same for the kernels of layout: stage_run() is LAYOUT_AS_BUILT;
+ * the layout control (stage_layout.h) boots the LAYOUT_ALIGNED builds in
+ * a run of their own (run.layout), with the same plan, design and hosts,
+ * and posts no patchwork check.
+ */
+enum pipeline_result stage_run_layout(struct pipeline_ctx *ctx,
+				      const struct job *job,
+				      enum layout layout,
+				      struct pipeline_outcome *out);
 
 #endif

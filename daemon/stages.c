@@ -10,6 +10,7 @@
 #include "stage_apply.h"
 #include "stage_build.h"
 #include "stage_fetch.h"
+#include "stage_layout.h"
 #include "stage_report.h"
 #include "stage_run.h"
 #include "stages.h"
@@ -23,8 +24,16 @@ const struct pipeline_stage stage_table[] = {
 	  stage_build, 1, 0 },
 	{ "run", "running", "ran", "boot-failed", "analyze", 1, stage_run,
 	  2, 0 },
-	{ "analyze", "analyzing", "analyzed", "failed", "report", 0,
+	{ "analyze", "analyzing", "analyzed", "failed", "layout-build", 0,
 	  stage_analyze, 2, 0 },
+	/* The layout control (stage_layout.h): no work without a
+	 * significant change to check. */
+	{ "layout-build", "building-aligned", "built-aligned", "failed",
+	  "layout-run", 1, stage_layout_build, 2, 0 },
+	{ "layout-run", "running-aligned", "ran-aligned", "failed",
+	  "layout-analyze", 1, stage_layout_run, 2, 0 },
+	{ "layout-analyze", "checking-layout", "layout-checked", "failed",
+	  "report", 0, stage_layout_analyze, 2, 0 },
 	{ "report", "reporting", "done", "failed", NULL, 0, stage_report, 0,
 	  STAGE_REPORT_ATTEMPTS },
 	/* Not a series' stage: a job of its own, per arch (calibrate.h). */

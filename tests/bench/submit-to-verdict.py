@@ -11,10 +11,16 @@ per side each run needed and the median boot time of each plan.
     submit-to-verdict.py --cache DIR [--budget N] [--series MBOX]...
                          [--clock instructions|real] [--calibrated]
                          [--calibration-boots N]
+                         [--layout-control real-time|always|never]
+                         [--arch ARCH]
 
 Each --series is timed in turn, on the same daemon (default the bundled
 move-pud-revert.mbox; tests/fixtures/examples/comment-only.mbox is a
-change that should change nothing).
+change that should change nothing, unrelated-function.mbox one that only
+moves code).  --layout-control sets stats.layout_control (the shipped
+default is real-time: instruction-time runs get no layout control;
+"always" makes the control of every significant change).  --arch keeps
+one arch of the configuration (its arches, plans and hosts).
 
 --cache DIR is the build cache (KREGRESS_CACHE): an empty directory gives
 a cold run (no base build, no ccache), the same directory again a warm one.
@@ -63,6 +69,7 @@ def config(tmp, budget, a):
         c = json.load(f)
     c["state_dir"] = os.path.join(tmp, "state")
     c["database"] = os.path.join(tmp, "state", "kregress.db")
+    c["cache_dir"] = a.cache
     c["api"]["listen"] = "127.0.0.1:0"
     c["api"]["tokens"][0]["value"] = "bench-token-0123456789abcdef"
     c["trees"][0]["path"] = TREE
@@ -79,10 +86,14 @@ def config(tmp, budget, a):
         c["calibration"]["idle_s"] = 0
     if a.calibration_boots:
         c["calibration"]["boots_per_side"] = a.calibration_boots
-    if benchlib.SMOKE:
-        c["hosts"] = []
+    if a.layout_control:
+        c["stats"]["layout_control"] = a.layout_control
+    if benchlib.SMOKE or a.arch:
+        arch = a.arch or "x86_64"
+        c["hosts"] = [h for h in c["hosts"] if h["arch"] == arch and
+                      not benchlib.SMOKE]
         for key in ("arches", "plans"):
-            c[key] = {"x86_64": c[key]["x86_64"]}
+            c[key] = {arch: c[key][arch]}
     path = os.path.join(tmp, "config.json")
     with open(path, "w") as f:
         json.dump(c, f)
@@ -101,6 +112,9 @@ def main():
                     default="instructions")
     ap.add_argument("--calibrated", action="store_true")
     ap.add_argument("--calibration-boots", type=int, default=0)
+    ap.add_argument("--layout-control",
+                    choices=("real-time", "always", "never"))
+    ap.add_argument("--arch", choices=("x86_64", "arm64"))
     a = ap.parse_args()
     a.series = a.series or [os.path.join(
         SRC, "tests/fixtures/examples/move-pud-revert.mbox")]
@@ -218,7 +232,8 @@ def measure(a, db, port, env, path):
             break
         time.sleep(0.2)
     total = time.monotonic() - t0
-    order = ["fetch", "apply", "build", "run", "analyze", "report"]
+    order = ["fetch", "apply", "build", "run", "analyze", "layout-build",
+             "layout-run", "layout-analyze", "report"]
     print("series %d: %s%s" % (sid, status, ": " + reason if reason else ""))
     print("%-22s %9s %9s" % ("stage", "start s", "took s"))
     for (kind, arch), (s, e) in sorted(
@@ -227,16 +242,17 @@ def measure(a, db, port, env, path):
         print("%-22s %9.1f %9s" % (kind + (" " + arch if arch else ""),
                                    s or 0, took))
     print("submit -> %s: %.1f s" % (status, total))
-    for arch, side, cached, cold, ms, objs in db.execute(
-            "SELECT b.arch, sb.side, b.cached, b.cold, b.duration_ms, "
-            "b.objects_compiled FROM build b JOIN series_build sb ON "
-            "sb.build_id = b.id WHERE sb.series_id = ? ORDER BY b.arch, "
-            "sb.side", (sid,)):
-        print("build %-7s %-8s %s %7.1f s, %d objects" % (
-            arch, side, "cached" if cached else "cold" if cold else "incr",
+    for arch, layout, side, cached, cold, ms, objs in db.execute(
+            "SELECT b.arch, sb.layout, sb.side, b.cached, b.cold, "
+            "b.duration_ms, b.objects_compiled FROM build b JOIN "
+            "series_build sb ON sb.build_id = b.id WHERE sb.series_id = ? "
+            "ORDER BY b.arch, sb.layout DESC, sb.side", (sid,)):
+        print("build %-7s %-8s %-8s %s %7.1f s, %d objects" % (
+            arch, layout, side,
+            "cached" if cached else "cold" if cold else "incr",
             (ms or 0) / 1000, objs or 0))
-    for rid, arch, accel, clock, st, rounds in db.execute(
-            "SELECT id, arch, accel, clock, status, rounds FROM run "
+    for rid, arch, accel, clock, layout, st, rounds in db.execute(
+            "SELECT id, arch, accel, clock, layout, status, rounds FROM run "
             "WHERE series_id = ? ORDER BY id", (sid,)):
         per = dict(db.execute(
             "SELECT side, count(*) FROM boot WHERE run_id = ? AND "
@@ -249,10 +265,11 @@ def measure(a, db, port, env, path):
             "SELECT printf('%.3g..%.3g', min(threshold_pct), "
             "max(threshold_pct)), count(DISTINCT calibration_id) FROM "
             "comparison WHERE run_id = ? AND is_primary", (rid,)).fetchone()
-        print("run %d %-7s %s %s time: %s after %d rounds; boots base %d, "
-              "patched %d; median boot %.1f s; primary thresholds %s%% "
+        print("run %d %-7s %s %s %s time: %s after %d rounds; boots base "
+              "%d, patched %d; median boot %.1f s; primary thresholds %s%% "
               "(%s)" % (
-                  rid, arch, accel, clock, st, rounds, per.get("base", 0),
+                  rid, arch, layout, accel, clock, st, rounds,
+                  per.get("base", 0),
                   per.get("patched", 0), med, thr[0],
                   "calibrated" if thr[1] else "configured"))
         print("  primary verdicts: %s" % ", ".join(
@@ -266,6 +283,18 @@ def measure(a, db, port, env, path):
             (sid,)):
         print("verdict %-7s mremap/move_pud: %s %+.0f%% [%+.0f%%, %+.0f%%]"
               % (arch, verdict, chg or 0, lo or 0, hi or 0))
+    for row in db.execute(
+            "SELECT arch, workload || '/' || metric, coalesce(layout, "
+            "'no control'), verdict, change_pct, layout_verdict, "
+            "layout_change_pct, layout_ci_low_pct, layout_ci_high_pct, "
+            "layout_reason FROM comparison WHERE series_id = ? AND "
+            "(layout IS NOT NULL OR layout_reason IS NOT NULL) "
+            "ORDER BY arch DESC, id", (sid,)):
+        print("layout %-7s %s: %s (%s %+.1f%% as built)%s%s" % (
+            row[0], row[1], row[2], row[3], row[4] or 0,
+            "; aligned %s %+.1f%% [%+.1f%%, %+.1f%%]" % (
+                row[5], row[6] or 0, row[7] or 0, row[8] or 0)
+            if row[5] else "", ": " + row[9] if row[9] else ""))
     if benchlib.SMOKE:
         return 0 if status == "failed" and (reason or "").startswith(
             "run: ") else 1

@@ -23,6 +23,7 @@ bzImage Image:
 	@echo '  CC      mm/memory.o'
 	@echo '  CC      init/main.o'
 	@echo "$$PWD/mm/memory.c:10:5: warning: unused variable 'x' [-Wunused-variable]"
+	@echo "KCFLAGS=[$$KCFLAGS]"
 	@[ ! -e evil-net ] || bash -c 'exec 3<>/dev/tcp/192.0.2.1/80'
 	@[ ! -e evil-write ] || echo pwned > $(CURDIR)/mm/escaped
 	@[ ! -e evil-write2 ] || echo pwned > /var/tmp/kregress-escaped
@@ -47,7 +48,7 @@ sed -i "s|/var/tmp/kregress-escaped|$escaped|" Makefile
 git init -q . && git add -A && git_commit base
 git tag base
 
-plan 35
+plan 37
 
 kb() { ${KB_WRAP:-} "$KREGRESS_BUILD/kregress" build --tree "$tmp/tree" "$@"; }
 
@@ -81,6 +82,20 @@ grep -q '(cached)' "$tmp/r2m" &&
 	grep -q "^image: $tmp/cache-moved/builds/.*/bzImage\$" "$tmp/r2m"
 ok $? "a moved cache still hits, and gives the image where it is now"
 mv "$tmp/cache-moved" "$tmp/cache"
+
+# The layout control's kernel: KCFLAGS reach make, under a configuration
+# key of their own; the plain build's key and cache entry are untouched.
+key() { sed -n 's/^build: .* config \([0-9a-f]*\).*/\1/p' "$1"; }
+kb --rev base --arch x86_64 --aligned --out "$tmp/out-aligned" \
+	> "$tmp/r2a" 2>&1
+grep -q '^KCFLAGS=\[-O2 -falign-functions=64 -falign-loops=64\]$' \
+	"$tmp/out-aligned/build.log" &&
+	grep -q '^KCFLAGS=\[\]$' "$tmp/out/build.log" && ! grep -q '(cached)' "$tmp/r2a"
+ok $? "--aligned: make gets the aligned KCFLAGS, in a build of its own"
+[ -n "$(key "$tmp/r2a")" ] && [ "$(key "$tmp/r2a")" != "$(key "$tmp/r1")" ] &&
+	kb --rev base --arch x86_64 > "$tmp/r2c" 2>&1 && grep -q '(cached)' "$tmp/r2c" &&
+	[ "$(key "$tmp/r2c")" = "$(key "$tmp/r1")" ]
+ok $? "its configuration key differs; the plain build's stays and still hits ($(key "$tmp/r1") / $(key "$tmp/r2a"))"
 
 cp -r "$KREGRESS_CONFIG_DIR" "$tmp/configs-elsewhere"
 kb --rev base --arch x86_64 --config-dir "$tmp/configs-elsewhere" \

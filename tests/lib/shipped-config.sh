@@ -5,6 +5,8 @@
 #
 #   shipped_config FEED TREE  writes $daemon_config: config.example.json
 #                       with the test's state directory and database,
+#                       its build cache ($KREGRESS_CACHE: a private one
+#                       sharing builds and ccache, build-lib.sh),
 #                       the API on port 0 with token $KREGRESS_TOKEN,
 #                       TREE as the tree, FEED as the watched list's
 #                       feed (its origin the URL allowlist), the outbox
@@ -22,6 +24,7 @@ import json, sys, urllib.parse
 c = json.load(open(sys.argv[1]))
 c["state_dir"] = "$tmp/state"
 c["database"] = "$tmp/state/kregress.db"
+c["cache_dir"] = "${KREGRESS_CACHE:?}"
 c["api"]["listen"] = "127.0.0.1:0"
 c["api"]["tokens"][0]["value"] = "$KREGRESS_TOKEN"
 c["trees"][0]["path"] = "$2"

@@ -37,7 +37,7 @@ daemon_vm_setup kregress-e2e$$- e2e-token-0123456789abcdef
 tree=$(linux_tree) || skip_all "no linux-source-6.1 tarball to import"
 base=$(git -C "$tree" rev-parse HEAD)
 
-plan 46
+plan 50
 
 # series_of MSGID: the id of the series of the thread with that Message-ID
 series_of() {
@@ -93,7 +93,7 @@ PYCFG
 	>"$tmp/out" 2>&1
 ok $? "the configuration passes kregressd -n ($(cat "$tmp/out"))"
 changed=$(shipped_config_changed)
-is "$changed" "api.listen api.tokens[0].value database lists[0].feed_url mail.outbox_dir plans.arm64.kvm plans.arm64.tcg plans.x86_64.kvm plans.x86_64.tcg state_dir stats.max_boots_per_side trees[0].path url_allowlist" \
+is "$changed" "api.listen api.tokens[0].value cache_dir database lists[0].feed_url mail.outbox_dir plans.arm64.kvm plans.arm64.tcg plans.x86_64.kvm plans.x86_64.tcg state_dir stats.max_boots_per_side trees[0].path url_allowlist" \
 	"only paths, ports, the token and the boot budget differ from the shipped configuration"
 
 # The daemon runs where `make run` runs it: in the source tree.
@@ -149,9 +149,21 @@ for arch in x86_64 arm64; do
 		"tcg instructions" \
 		"$arch: booted under TCG with the shipped plan's instruction time"
 done
+# The shipped stats.layout_control (real-time) makes no layout control
+# of instruction time, and says why on the metric; the series passes
+# the control's stages without building.
+is "$(sql "SELECT count(*) || ' ' || count(layout) || ' ' ||
+	min(layout_reason LIKE 'instruction time counts instructions%')
+	FROM comparison WHERE series_id = $pud AND metric = 'move_pud'")" 	"2 0 1" "no layout control of the instruction-time regression, and why"
+is "$(sql "SELECT count(*) FROM series_build WHERE series_id = $pud AND
+	layout = 'aligned'") $(sql "SELECT group_concat(state, ',') FROM
+	(SELECT DISTINCT state FROM job WHERE series_id = $pud AND kind LIKE
+	'layout-%')")" "0 done" 	"the layout control's stages ran and built nothing"
 "$KR" results --server "$SRV" "$pud" >"$tmp/results" 2>&1
 grep -q "mremap/move_pud .* regression" "$tmp/results"
 ok $? "kregress results shows the regression"
+grep -q "no layout control: instruction time counts" "$tmp/results"
+ok $? "and why it had no layout control"
 sed 's/^/#   /' "$tmp/results" | grep -e 'run ' -e move_pud
 "$KR" status --json --server "$SRV" "$pud" >"$tmp/status.json" 2>&1
 $PY -c 'import json, sys
@@ -270,6 +282,11 @@ regression:" Regression: mremap/move_pud +"*"% on "*", host "*) r=0 ;;
 *) r=1 ;;
 esac
 ok $r "its lead names move_pud, its change and what it is"
+case $body in
+*"Layout control "*" x86_64: no control: instruction time counts instructions"*" arm64: no control: instruction time"*) r=0 ;;
+*) r=1 ;;
+esac
+ok $r "it says why there was no layout control, once per arch"
 is "$(awk '{ if (length($0) > w) w = length($0) } END { print w <= 78 }' "$m")" 1 \
 	"no line of it over 78 columns"
 sed 's/^/#   /' "$m" | sed -n '1,/^#   Environment/p'

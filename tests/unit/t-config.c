@@ -84,6 +84,8 @@ static void test_example(void)
 	   "arm64 tcg plan");
 	is_double(cfg->stats.threshold_pct, 3, 1e-12, "threshold");
 	is_str(cfg->stats.fdr_method, "bh", "fdr method");
+	is_int(cfg->stats.layout_control, LAYOUT_WHEN_REAL_TIME,
+	       "layout control of real-time runs by default");
 	is_int(cfg->n_lists, 1, "one list");
 	is_int(cfg->lists[0].n_path_filters, 2, "path filters");
 	is_int(cfg->mail.policy, CONFIG_MAIL_OUTBOX, "mail policy");
@@ -275,6 +277,9 @@ static void test_bad(void)
 	bad("{\"stats\": {\"fdr_method\": true}}", "config.json: "
 	    "stats.fdr_method: expected a string, not a boolean",
 	    "boolean for a string");
+	bad("{\"stats\": {\"layout_control\": \"sometimes\"}}",
+	    "config.json: stats.layout_control: \"sometimes\" is not one of "
+	    "\"real-time\", \"always\" or \"never\"", "an unknown layout control");
 	bad("{\"api\": {\"listen\": \"8080\"}}", "config.json: api.listen: "
 	    "not HOST:PORT (an IPv4 address, [IPv6] or localhost, and a port "
 	    "0-65535)", "listen without host");

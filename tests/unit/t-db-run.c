@@ -89,15 +89,19 @@ static void test_images(struct db *db)
 	struct db_run_images im;
 	long long sid = series_with_builds(db, 1);
 
-	ok(db_run_images(db, sid, "x86_64", &im) == 0, "a built series has "
-	   "its images");
+	ok(db_run_images(db, sid, "x86_64", LAYOUT_AS_BUILT, &im) == 0,
+	   "a built series has its images");
 	ok(im.image[0] && !strcmp(im.image[0], "/img/base") && im.image[1] &&
 	   !strcmp(im.image[1], "/img/p") && im.build_id[0] &&
 	   im.build_id[1] != im.build_id[0], "base and patched, with builds");
 	db_run_images_release(&im);
-	ok(db_run_images(db, sid, "arm64", &im) == 1, "none for another arch");
+	ok(db_run_images(db, sid, "arm64", LAYOUT_AS_BUILT, &im) == 1,
+	   "none for another arch");
+	ok(db_run_images(db, sid, "x86_64", LAYOUT_ALIGNED, &im) == 1,
+	   "none of the aligned kernels before the layout control built "
+	   "them");
 	sid = series_with_builds(db, 0);
-	ok(db_run_images(db, sid, "x86_64", &im) == 1,
+	ok(db_run_images(db, sid, "x86_64", LAYOUT_AS_BUILT, &im) == 1,
 	   "a failed patched build gives no images");
 }
 

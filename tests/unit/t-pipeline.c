@@ -25,7 +25,9 @@ static char dir[] = "/tmp/t-pipeline.XXXXXX";
  * The real table with no stage implemented: the state machine is tested
  * on its own, whatever stages are wired into stage_table.
  */
-static struct pipeline_stage unimpl[16];
+/* The real table without stage code, NULL-terminated (room to spare). */
+#define NSTAGES 16
+static struct pipeline_stage unimpl[NSTAGES];
 
 static long long new_series(struct db *db)
 {
@@ -88,16 +90,24 @@ static void test_table(void)
 {
 	const struct pipeline_stage *s;
 	const char *chain[] = { "fetch", "apply", "build", "run", "analyze",
-				"report" };
+				"layout-build", "layout-run",
+				"layout-analyze", "report" };
+	const size_t last = sizeof(chain) / sizeof(chain[0]) - 1;
 	size_t i;
 
-	for (i = 0; i < 6; i++) {
+	for (i = 0; i <= last; i++) {
 		s = pipeline_stage_find(stage_table, chain[i]);
 		if (!ok(s != NULL, "stage %s exists", chain[i]))
 			return;
-		is_str(s->next, i < 5 ? chain[i + 1] : NULL, "%s is followed "
-		       "by %s", chain[i], i < 5 ? chain[i + 1] : "nothing");
+		is_str(s->next, i < last ? chain[i + 1] : NULL, "%s is "
+		       "followed by %s", chain[i],
+		       i < last ? chain[i + 1] : "nothing");
 	}
+	ok(pipeline_stage_find(stage_table, "layout-build")->per_arch &&
+	   pipeline_stage_find(stage_table, "layout-run")->per_arch &&
+	   !pipeline_stage_find(stage_table, "layout-analyze")->per_arch,
+	   "the layout control builds and boots per arch, and answers for "
+	   "the series");
 	ok(pipeline_stage_find(stage_table, "fetch")->run != NULL,
 	   "fetch is implemented");
 	ok(pipeline_stage_find(stage_table, "apply")->run != NULL,
@@ -133,7 +143,7 @@ static void test_not_implemented(struct pipeline_ctx *ctx)
 
 static void test_flow(struct pipeline_ctx *ctx)
 {
-	struct pipeline_stage t[7];
+	struct pipeline_stage t[NSTAGES];
 	long long sid;
 
 	memcpy(t, unimpl, sizeof(t));
@@ -215,7 +225,7 @@ static long long fake_clock(void)
 
 static void test_retry(struct pipeline_ctx *ctx)
 {
-	struct pipeline_stage t[7];
+	struct pipeline_stage t[NSTAGES];
 	long long sid;
 	int i;
 
@@ -333,7 +343,7 @@ static enum pipeline_result stage_build_fails(struct pipeline_ctx *ctx,
  */
 static void test_per_arch(struct pipeline_ctx *ctx)
 {
-	struct pipeline_stage t[7];
+	struct pipeline_stage t[NSTAGES];
 	struct config cfg;
 	struct job bx, ba, rx, ra;
 	long long sid;
@@ -460,7 +470,7 @@ int main(void)
 	if (!ok(db_open(path, &ctx.db) == 0, "open"))
 		return done_testing();
 	test_table();
-	for (i = 0; stage_table[i].kind && i + 1 < 16; i++) {
+	for (i = 0; stage_table[i].kind && i + 1 < NSTAGES; i++) {
 		unimpl[i] = stage_table[i];
 		unimpl[i].run = NULL;
 	}

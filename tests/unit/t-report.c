@@ -665,6 +665,76 @@ static void test_escaped(void)
 	report_mail_release(&m);
 }
 
+/*
+ * The layout control in a mail: a layout-sensitive change is no
+ * regression (the series reads as no change), the paragraph gives both
+ * changes and says what it means; a confirmed one keeps the regression
+ * and says it was confirmed; a control not made says why, once per arch.
+ */
+static void test_layout(void)
+{
+	struct report_comparison c[3];
+	struct report_series s;
+	struct report_mail m;
+
+	c[0] = row("x86_64", 1, "move", 20, 18, 22, 1e-4, 2e-4,
+		   "layout-sensitive");
+	c[0].layout = "layout-sensitive";
+	c[0].verdict_as_built = "regression";
+	c[0].layout_verdict = "no-change";
+	c[0].layout_change_pct = 0.1;
+	c[0].layout_ci_low_pct = -0.3;
+	c[0].layout_ci_high_pct = 0.4;
+	s = series(c, 1);
+	ok(decide(&s, "no-change"), "layout: a layout-sensitive change "
+	   "alone is no regression");
+	render(&s, REPORT_NO_CHANGE, NULL, &m);
+	ok(has(m.body.buf, "Layout control (base and patched rebuilt with "
+	       "every function and loop aligned to 64 bytes, "
+	       "KCFLAGS=\"-O2 -falign-functions=64 -falign-loops=64\", and "
+	       "booted again):"), "layout: the mail says what the control "
+	   "is");
+	ok(has(m.body.buf, "x86_64 mremap/move: layout-sensitive: aligned "
+	       "no-change +0.1% [-0.3%, +0.4%], as built regression +20.0%: "
+	       "the change comes from where the patch moved code, not from "
+	       "what it does"), "layout: both changes, and what they mean");
+	report_mail_release(&m);
+
+	c[1] = row("x86_64", 1, "move_pud", 50, 45, 55, 1e-4, 2e-4,
+		   "regression");
+	c[1].layout = "confirmed";
+	c[1].layout_verdict = "regression";
+	c[1].layout_change_pct = 49;
+	c[1].layout_ci_low_pct = 44;
+	c[1].layout_ci_high_pct = 54;
+	s = series(c, 2);
+	ok(decide(&s, "regression"), "layout: a confirmed regression is one");
+	render(&s, REPORT_REGRESSION, NULL, &m);
+	ok(has(m.body.buf, "x86_64 mremap/move_pud: confirmed: aligned "
+	       "regression +49.0% [+44.0%, +54.0%]"), "layout: the confirmed "
+	   "change");
+	report_mail_release(&m);
+
+	c[0] = row("x86_64", 1, "move", 20, 18, 22, 1e-4, 2e-4, "regression");
+	c[0].layout_reason = "instruction time counts instructions";
+	c[1] = c[0];
+	c[1].metric = "move_pud";
+	c[2] = c[0];
+	c[2].arch = "arm64";
+	c[2].run_id = 2;
+	s = series(c, 3);
+	render(&s, REPORT_REGRESSION, NULL, &m);
+	ok(has(m.body.buf, "x86_64: no control: instruction time counts "
+	       "instructions") && has(m.body.buf, "arm64: no control: "
+	       "instruction time") && !has(m.body.buf, "mremap/move: no "
+	       "control"), "layout: why no control, once per arch");
+	ok(strstr(m.body.buf, "x86_64: no control") &&
+	   !strstr(strstr(m.body.buf, "x86_64: no control") + 1,
+		   "x86_64: no control"), "layout: the reason of two x86_64 "
+	   "metrics is said once");
+	report_mail_release(&m);
+}
+
 int main(void)
 {
 	test_kinds();
@@ -674,5 +744,6 @@ int main(void)
 	test_checks();
 	test_scan();
 	test_escaped();
+	test_layout();
 	return done_testing();
 }

@@ -46,8 +46,10 @@ static long long exec_id(struct db *db, const char *fmt, ...)
 	return sqlite3_last_insert_rowid(db_sqlite(db));
 }
 
-/* Queues an analyze job for series id (alone in the queue) and runs it. */
-static int analyze(struct pipeline_ctx *ctx, long long id)
+/* Queues a job of kind (of arch, or NULL) for series id, alone in the
+ * queue, and runs it. */
+static int stage(struct pipeline_ctx *ctx, const char *kind, long long id,
+		 const char *arch)
 {
 	struct job j;
 	int r;
@@ -55,13 +57,25 @@ static int analyze(struct pipeline_ctx *ctx, long long id)
 	if (db_exec(ctx->db, "UPDATE job SET state = 'done' "
 		    "WHERE state = 'queued'"))
 		return -101;
-	if (jobq_enqueue(ctx->db, "analyze", id, NULL, NULL))
+	if (jobq_enqueue(ctx->db, kind, id, arch, NULL))
 		return -102;
 	if (jobq_claim(ctx->db, ctx->owner, 60, &j) != 1)
 		return -100;
 	r = pipeline_run_job(ctx, &j);
 	job_release(&j);
 	return r;
+}
+
+static int analyze(struct pipeline_ctx *ctx, long long id)
+{
+	return stage(ctx, "analyze", id, NULL);
+}
+
+/* The kind and state of the series' newest job. */
+static const char *last_job(struct db *db, long long sid)
+{
+	return q_str(db, "SELECT kind || ' ' || state FROM job WHERE "
+		     "series_id = %lld ORDER BY id DESC LIMIT 1", sid);
 }
 
 static long long series(struct db *db)
@@ -174,12 +188,155 @@ static struct config *load(const char *stats)
 	return cfg;
 }
 
+/*
+ * The layout control's answer (stage_layout.c): an as-built regression
+ * that the aligned kernels show too is confirmed, one they do not show
+ * is layout-sensitive (the verdict says so, verdict_as_built keeps the
+ * old one), an aligned comparison that decides nothing leaves it
+ * unconfirmed, and no aligned run at all says so.  The control's builds
+ * and boots are the build and run stages' (the slow daemon test); here
+ * its rules and its skips, which build nothing.
+ */
+static void test_layout(struct pipeline_ctx *ctx, struct config *cfg,
+			struct config *never)
+{
+	char want[256];
+	long long sid, rid, aid;
+	const char *m;
+	int i;
+
+	sid = series(ctx->db);
+	rid = run(ctx->db, sid, "x86_64", "decided");
+	boots(ctx->db, sid, rid, "base", 8, "thp-fault", "pass", "{}",
+	      "lower", 1000, 0.01);
+	boots(ctx->db, sid, rid, "patched", 8, "thp-fault", "pass", "{}",
+	      "lower", 1200, 0.01);
+	boots(ctx->db, sid, rid, "base", 8, "mremap", "move", "{}", "lower",
+	      300, 0.01);
+	boots(ctx->db, sid, rid, "patched", 8, "mremap", "move", "{}",
+	      "lower", 360, 0.01);
+	boots(ctx->db, sid, rid, "base", 8, "zero-swap", "out", "{}",
+	      "lower", 700, 0.01);
+	boots(ctx->db, sid, rid, "patched", 8, "zero-swap", "out", "{}",
+	      "lower", 840, 0.01);
+	is_int(analyze(ctx, sid), PIPELINE_OK, "layout: analyzed");
+	for (i = 0, m = "pass"; i < 3; m = i == 1 ? "move" : "out", i++)
+		is_str(cmp(ctx->db, sid, "verdict", m), "regression",
+		       "layout: %s is a regression as built", m);
+
+	/* No aligned run yet: the analysis says so, for every row. */
+	is_int(stage(ctx, "layout-analyze", sid, NULL), PIPELINE_OK,
+	       "layout: answering without an aligned run is no failure");
+	is_str(cmp(ctx->db, sid, "layout || '|' || layout_reason", "pass"),
+	       "unconfirmed|x86_64: the aligned kernels have no run",
+	       "layout: no aligned run: unconfirmed, and why");
+	is_str(cmp(ctx->db, sid, "verdict", "pass"), "regression",
+	       "layout: an unconfirmed verdict stays");
+	is_str(last_job(ctx->db, sid), "report queued",
+	       "layout: the report follows");
+
+	/* The aligned run: pass moves as much, move not at all, out with
+	 * too few boots to decide. */
+	ok(db_exec(ctx->db, "UPDATE comparison SET layout = NULL, "
+		   "layout_reason = NULL") == 0, "layout: answers cleared");
+	aid = exec_id(ctx->db, "INSERT INTO run (series_id, arch, accel, "
+		      "seed, plan, status, rounds, started_at, layout) VALUES "
+		      "(%lld, 'x86_64', 'tcg', 43, 'thp-fault', 'decided', 2, "
+		      "0, 'aligned')", sid);
+	boots(ctx->db, sid, aid, "base", 8, "thp-fault", "pass", "{}",
+	      "lower", 1010, 0.01);
+	boots(ctx->db, sid, aid, "patched", 8, "thp-fault", "pass", "{}",
+	      "lower", 1215, 0.01);
+	boots(ctx->db, sid, aid, "base", 8, "mremap", "move", "{}", "lower",
+	      330, 0.01);
+	boots(ctx->db, sid, aid, "patched", 8, "mremap", "move", "{}",
+	      "lower", 330, 0.01);
+	boots(ctx->db, sid, aid, "base", 2, "zero-swap", "out", "{}",
+	      "lower", 700, 0.01);
+	boots(ctx->db, sid, aid, "patched", 2, "zero-swap", "out", "{}",
+	      "lower", 840, 0.01);
+	is_int(stage(ctx, "layout-analyze", sid, NULL), PIPELINE_OK,
+	       "layout: answered from the aligned run");
+	is_str(cmp(ctx->db, sid, "layout || '|' || verdict || '|' || "
+		   "layout_verdict", "pass"), "confirmed|regression|regression",
+	       "layout: a change the aligned kernels show is confirmed");
+	ok(fabs(cmpd(ctx->db, sid, "layout_change_pct", "pass") - 20.3) < 1.5 &&
+	   cmpd(ctx->db, sid, "layout_ci_low_pct", "pass") > 3,
+	   "layout: with the aligned change and its interval (%s%%, [%s, "
+	   "%s])", cmp(ctx->db, sid, "layout_change_pct", "pass"),
+	   cmp(ctx->db, sid, "layout_ci_low_pct", "pass"),
+	   cmp(ctx->db, sid, "layout_ci_high_pct", "pass"));
+	is_str(cmp(ctx->db, sid, "layout || '|' || verdict || '|' || "
+		   "verdict_as_built || '|' || layout_verdict", "move"),
+	       "layout-sensitive|layout-sensitive|regression|no-change",
+	       "layout: a change that vanishes aligned is layout-sensitive, "
+	       "and the as-built verdict is kept");
+	ok(fabs(cmpd(ctx->db, sid, "change_pct", "move") - 20) < 2,
+	   "layout: the as-built change stays as measured (%s%%)",
+	   cmp(ctx->db, sid, "change_pct", "move"));
+	snprintf(want, sizeof(want), "unconfirmed|regression|the aligned run "
+		 "%lld is insufficient-data after 2 and 2 boots", aid);
+	is_str(cmp(ctx->db, sid, "layout || '|' || verdict || '|' || "
+		   "layout_reason", "out"), want, "layout: an aligned "
+	       "comparison that decides nothing leaves it unconfirmed");
+	is_int(stage(ctx, "layout-analyze", sid, NULL), PIPELINE_OK,
+	       "layout: answering again");
+	is_str(cmp(ctx->db, sid, "verdict || '|' || verdict_as_built", "move"),
+	       "layout-sensitive|regression",
+	       "layout: an answer is given once (the verdict it replaced "
+	       "stays kept)");
+
+	/* What the control does not build for: nothing significant, the
+	 * configuration's "never", instruction time by default. */
+	sid = series(ctx->db);
+	rid = run(ctx->db, sid, "x86_64", "decided");
+	boots(ctx->db, sid, rid, "base", 8, "thp-fault", "pass", "{}",
+	      "lower", 1000, 0.01);
+	boots(ctx->db, sid, rid, "patched", 8, "thp-fault", "pass", "{}",
+	      "lower", 1200, 0.01);
+	boots(ctx->db, sid, rid, "base", 8, "mremap", "move", "{}", "lower",
+	      300, 0.01);
+	boots(ctx->db, sid, rid, "patched", 8, "mremap", "move", "{}",
+	      "lower", 300, 0.01);
+	is_int(analyze(ctx, sid), PIPELINE_OK, "layout: a second series");
+	ctx->cfg = never;
+	is_int(stage(ctx, "layout-build", sid, "x86_64"), PIPELINE_OK,
+	       "layout: \"never\": the build stage passes");
+	is_str(cmp(ctx->db, sid, "coalesce(layout, 'none') || '|' || "
+		   "layout_reason", "pass"),
+	       "none|stats.layout_control is \"never\"",
+	       "layout: \"never\": no control, and why");
+	ok(!strcmp(cmp(ctx->db, sid, "coalesce(layout_reason, 'none')",
+		       "move"), "none"), "layout: a no-change needs no "
+	   "control and gets no reason");
+	is_str(last_job(ctx->db, sid), "layout-run queued",
+	       "layout: the aligned run's stage follows");
+	is_int(stage(ctx, "layout-run", sid, "x86_64"), PIPELINE_OK,
+	       "layout: nothing to run");
+	is_int(stage(ctx, "layout-analyze", sid, NULL), PIPELINE_OK,
+	       "layout: nothing to answer");
+	is_str(cmp(ctx->db, sid, "coalesce(layout, 'none') || '|' || verdict",
+		   "pass"), "none|regression",
+	       "layout: the verdict stays as built");
+	ctx->cfg = cfg;
+	ok(db_exec(ctx->db, "UPDATE comparison SET layout_reason = NULL; "
+		   "UPDATE run SET clock = 'instructions'") == 0,
+	   "layout: the run in instruction time");
+	is_int(stage(ctx, "layout-build", sid, "x86_64"), PIPELINE_OK,
+	       "layout: instruction time: the build stage passes");
+	ok(strstr(cmp(ctx->db, sid, "coalesce(layout, 'none') || '|' || "
+		      "layout_reason", "pass"), "none|instruction time counts "
+		  "instructions") != NULL,
+	   "layout: by default no control of instruction time, and why "
+	   "(%s)", cmp(ctx->db, sid, "layout_reason", "pass"));
+}
+
 int main(void)
 {
 	struct pipeline_ctx ctx = { .owner = "test", .lease_s = 60,
 				    .stages = stage_table };
 	char path[512], cmd[600], want[512];
-	struct config *cfg;
+	struct config *cfg, *never;
 	long long sid, rid, rid2, bid;
 	double lo, hi;
 	int i;
@@ -228,9 +385,8 @@ int main(void)
 
 	is_int(analyze(&ctx, sid), PIPELINE_OK, "analyze: ok");
 	is_str(q_state(ctx.db, sid), "analyzed|", "series analyzed");
-	is_str(q_str(ctx.db, "SELECT kind || ' ' || state FROM job WHERE "
-		     "series_id = %lld ORDER BY id DESC LIMIT 1", sid),
-	       "report queued", "the report stage is queued");
+	is_str(last_job(ctx.db, sid), "layout-build queued",
+	       "the layout control is queued");
 	is_str(q_str(ctx.db, "SELECT count(*) FROM comparison WHERE "
 		     "series_id = %lld", sid), "3", "three comparisons");
 	is_str(cmp(ctx.db, sid, "verdict", "pass"), "regression",
@@ -495,6 +651,12 @@ int main(void)
 			       "4 against 4 can give p = 2/70 at best, "
 			       "insufficient-data");
 	}
+
+	never = load("{ \"threshold_pct\": 3, \"alpha\": 0.05, "
+		     "\"min_samples\": 3, \"layout_control\": \"never\" }");
+	if (ok(never != NULL, "a configuration without layout control"))
+		test_layout(&ctx, cfg, never);
+	config_free(never);
 
 	config_free(cfg);
 	db_close(ctx.db);

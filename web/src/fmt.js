@@ -4,14 +4,15 @@ import { h } from './dom.js';
 // Verdicts, the most telling first: a series shows its first one.
 export const VERDICTS = [
 	'regression', 'improvement', 'likely-regression', 'likely-improvement',
-	'inconclusive', 'minor', 'no-change', 'insufficient-data',
+	'inconclusive', 'layout-sensitive', 'minor', 'no-change',
+	'insufficient-data',
 ];
 
 const VERDICT_TONE = {
 	'regression': 'bad', 'likely-regression': 'warn',
 	'improvement': 'good', 'likely-improvement': 'good',
 	'inconclusive': 'unsure', 'insufficient-data': 'unsure',
-	'minor': 'quiet', 'no-change': 'quiet',
+	'minor': 'quiet', 'no-change': 'quiet', 'layout-sensitive': 'quiet',
 };
 
 export const FAILED = ['fetch-failed', 'incomplete', 'does-not-apply',

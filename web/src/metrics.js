@@ -64,6 +64,18 @@ export function cards(metrics, opt) {
 	return grid;
 }
 
+// What the layout control said of a comparison (its reason on hover).
+function layoutNote(c) {
+	if (!c.layout && !c.layout_reason)
+		return null;
+	const text = !c.layout ? 'no layout control' : 'layout: ' + c.layout +
+		(c.layout_verdict ? ', aligned ' + c.layout_verdict + ' ' +
+		 pct(c.layout_change_pct) : '') +
+		(c.verdict_as_built ? ', as built ' + c.verdict_as_built : '');
+	return h('div', { class: 'sub layout', title: c.layout_reason || '' },
+		 text);
+}
+
 // The comparisons table (rows of the API), sortable by any column.
 const COLS = [
 	{ k: 'metric', t: 'Metric', v: (c) => c.workload + '/' + c.metric },
@@ -77,7 +89,8 @@ const COLS = [
 	{ k: 'p', t: 'P', v: (c) => c.p_value, f: (c) => pval(c.p_value) },
 	{ k: 'padj', t: 'P adj', v: (c) => c.p_adjusted, f: (c) => pval(c.p_adjusted) },
 	{ k: 'holm', t: 'P Holm', v: (c) => c.p_holm, f: (c) => pval(c.p_holm) },
-	{ k: 'verdict', t: 'Verdict', v: (c) => c.verdict, f: (c) => verdictBadge(c.verdict) },
+	{ k: 'verdict', t: 'Verdict', v: (c) => c.verdict,
+	  f: (c) => [verdictBadge(c.verdict), layoutNote(c)] },
 	{ k: 'flags', t: 'Flags', v: (c) => c.flags },
 ];
 

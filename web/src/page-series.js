@@ -176,13 +176,16 @@ function runsOf(el, s, runs) {
 		const summary = s.runs.find((x) => x.id === r.id) || {};
 		const flags = [...new Set(cmps.flatMap((c) =>
 			c.flags ? c.flags.split(',') : []))];
+		// The layout control's run answers on the as-built rows.
+		const aligned = summary.layout === 'aligned';
 		const level = cmps.find((c) => c.ci_level) ?
 			' at ' + Math.round(cmps.find((c) => c.ci_level)
 				.ci_level * 100) + '%' : '';
 		return h('section', { class: 'run', 'aria-labelledby': 'run-' + r.id },
 			h('h2', { id: 'run-' + r.id }, r.arch + ' · ' + r.accel +
 			  (hosts.length ? ' · ' + hosts.join(', ') : '') +
-			  ' · ' + clockLabel(r.clock)),
+			  ' · ' + clockLabel(r.clock) +
+			  (aligned ? ' · aligned kernels (layout control)' : '')),
 			h('p', { class: 'sub' }, 'run ' + r.id + ' ' + r.status +
 			  ' after ' + r.rounds + ' round' + (r.rounds === 1 ? '' : 's') +
 			  ' (seed ' + r.seed + '); boots: base ' +
@@ -190,7 +193,7 @@ function runsOf(el, s, runs) {
 			  (summary.base_failed ?? '?') + ' failed; patched ' +
 			  (summary.patched_ok ?? '?') + ' ok, ' +
 			  (summary.patched_failed ?? '?') + ' failed' +
-			  (summary.analyzed ? '' : ' (not analysed)'),
+			  (summary.analyzed || aligned ? '' : ' (not analysed)'),
 			  '. Every value is ' + clockLabel(r.clock) + '.'),
 			cmps.length ? [table(cmps),
 			  h('p', { class: 'legend' },
@@ -204,7 +207,11 @@ function runsOf(el, s, runs) {
 			  flags.length ? h('ul', { class: 'legend' },
 			    flags.map((f) => h('li', {}, FLAG_TEXT[f] || f))) :
 			  null] :
-			  h('p', { class: 'muted' }, 'No comparisons for this run' +
+			  h('p', { class: 'muted' }, aligned ? 'The layout ' +
+			    'control: base and patched rebuilt with every ' +
+			    'function and loop aligned to 64 bytes; what it ' +
+			    'found is on the comparisons of the run it checks.' :
+			    'No comparisons for this run' +
 			    (r.status === 'running' ? ' yet.' : '.')),
 			h('h3', {}, 'Every boot, base against patched'),
 			cards(r.metrics, { cmp, T: r.threshold_pct, clock: r.clock,
