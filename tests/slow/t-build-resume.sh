@@ -9,8 +9,9 @@
 # the shipped one's (its hash is checked).  Once objects exist, SIGINT:
 # exit 130, the build interrupted, no build process left.  The next
 # `kregress build` of the same commit continues in that directory: every
-# object compiled before the stop keeps its file (same mtime, make did
-# not compile it again), make's log of the second attempt names none of
+# object compiled before the stop (kbuild's .cmd record of it written;
+# the at most two in flight are compiled again) keeps its file (same
+# mtime, make did not compile it again), make's log of the second attempt names none of
 # them, both attempts together compiled what one cold build of the
 # shipped configuration compiles (but for the objects in flight at the
 # stop), and the image boots.
@@ -27,7 +28,7 @@ PY=/usr/bin/python3
 nonce=$$-$(date +%s%N)
 arch=x86_64
 
-plan 11
+plan 12
 
 frag=$tmp/resume-test.config
 echo "# t-build-resume.sh $nonce: no option, a slot of its own" >"$frag"
@@ -76,8 +77,18 @@ is "$(field "$tmp/first.json" status) $(field "$tmp/first.json" reason)" \
 	"interrupted stopped on request" "the build says interrupted, stopped on request"
 wait_for 30 eval '! build_procs >/dev/null'
 ok $? "no build process is left"
-find "$slot/obj" -name '*.o' -printf '%P %T@\n' | sort >"$tmp/before"
-echo "# $(wc -l <"$tmp/before") objects before the stop, $(field "$tmp/first.json" compiled) compiled"
+# The objects compiled before the stop: kbuild writes an object's
+# .NAME.o.cmd last in its recipe, so an object without one was in flight
+# (its compiler done, the rest of the recipe stopped) and must be
+# compiled again, as kbuild does for an object without its record.
+find "$slot/obj" -name '*.o' -printf '%P %T@\n' | sort >"$tmp/present"
+while read -r o t; do
+	[ -e "$slot/obj/$(dirname "$o")/.$(basename "$o").cmd" ] && echo "$o $t"
+done <"$tmp/present" >"$tmp/before"
+flight=$(($(wc -l <"$tmp/present") - $(wc -l <"$tmp/before")))
+[ "$flight" -le 2 ]
+ok $? "at most one object per make job (-j2) was in flight at the stop ($flight: $(comm -23 "$tmp/present" "$tmp/before" | cut -d' ' -f1 | tr '\n' ' '))"
+echo "# $(wc -l <"$tmp/before") objects compiled before the stop, $(field "$tmp/first.json" compiled) counted"
 
 timeout 3600 "${kb[@]}" >"$tmp/second.json" 2>"$tmp/second.err"
 ok $? "the next kregress build of the commit completes"
