@@ -74,7 +74,7 @@ PYCFG
 	>"$tmp/out" 2>&1
 ok $? "the configuration passes kregressd -n ($(cat "$tmp/out"))"
 changed=$(shipped_config_changed)
-is "$changed" "api.listen api.tokens[0].value arches.arm64 cache_dir database hosts[1] hosts[2] lists[0].feed_url mail.outbox_dir plans.arm64 plans.x86_64.kvm plans.x86_64.tcg state_dir stats.max_boots_per_side trees[0].path url_allowlist" \
+is "$changed" "api.listen api.tokens[0].value arches.arm64 cache_dir database hosts[1].arch hosts[1].name hosts[1].uri hosts[2] lists[0].feed_url mail.outbox_dir plans.arm64 plans.x86_64.kvm plans.x86_64.tcg state_dir stats.max_boots_per_side trees[0].path url_allowlist" \
 	"only paths, ports, the token, the boot budget, x86_64 alone and two failing hosts differ from the shipped configuration"
 
 # The daemon runs where `make run` runs it: in the source tree.

@@ -48,7 +48,7 @@ for k in ("arches", "plans"):
 c["plans"]["x86_64"]["tcg"] = "$tmp/thp.plan"
 c["hosts"] = [h for h in c["hosts"] if h["arch"] == "x86_64"]
 PYCFG
-is "$(shipped_config_changed)" "api.listen api.tokens[0].value cache_dir arches.arm64 database hosts[1] lists[0].feed_url mail.outbox_dir plans.arm64 plans.x86_64.kvm plans.x86_64.tcg state_dir stats.layout_control stats.max_boots_per_side trees[0].path url_allowlist" \
+is "$(shipped_config_changed)" "api.listen api.tokens[0].value arches.arm64 cache_dir database hosts[1] lists[0].feed_url mail.outbox_dir plans.arm64 plans.x86_64.kvm plans.x86_64.tcg state_dir stats.layout_control stats.max_boots_per_side trees[0].path url_allowlist" \
 	"paths, ports, the token, x86_64 only, the plan, the budget and the layout control differ from the shipped configuration"
 
 # Each 4 KiB subpage of a huge page cleared twice.
