@@ -84,13 +84,20 @@ static long long series(struct db *db)
 		       "updated_at) VALUES ('[PATCH] mm: test', 'ran', 0, 0)");
 }
 
+/* A run of the kernels of layout ("as-built" or "aligned"). */
+static long long run_layout(struct db *db, long long sid, const char *arch,
+			    const char *status, const char *layout)
+{
+	return exec_id(db, "INSERT INTO run (series_id, arch, accel, seed, "
+		       "plan, status, rounds, started_at, layout) VALUES "
+		       "(%lld, '%s', 'tcg', 42, 'thp-fault', '%s', 2, 0, '%s')",
+		       sid, arch, status, layout);
+}
+
 static long long run(struct db *db, long long sid, const char *arch,
 		     const char *status)
 {
-	return exec_id(db, "INSERT INTO run (series_id, arch, accel, seed, "
-		       "plan, status, rounds, started_at) VALUES (%lld, '%s', "
-		       "'tcg', 42, 'thp-fault', '%s', 2, 0)", sid, arch,
-		       status);
+	return run_layout(db, sid, arch, status, "as-built");
 }
 
 static int seq;
@@ -157,6 +164,18 @@ static void boots(struct db *db, long long sid, long long rid,
 	}
 }
 
+/* n boots a side of (workload, metric), lower is better, per-boot CV 1%,
+ * around base on the base side and patched on the patched side. */
+static void base_patched(struct db *db, long long sid, long long rid, int n,
+			 const char *workload, const char *metric,
+			 double base, double patched)
+{
+	boots(db, sid, rid, "base", n, workload, metric, "{}", "lower", base,
+	      0.01);
+	boots(db, sid, rid, "patched", n, workload, metric, "{}", "lower",
+	      patched, 0.01);
+}
+
 /* A column of the comparison of (series, metric[, params]). */
 static const char *cmp(struct db *db, long long sid, const char *col,
 		       const char *metric)
@@ -200,29 +219,20 @@ static struct config *load(const char *stats)
 static void test_layout(struct pipeline_ctx *ctx, struct config *cfg,
 			struct config *never)
 {
+	static const char *const metrics[] = { "pass", "move", "out" };
 	char want[256];
 	long long sid, rid, aid;
-	const char *m;
 	int i;
 
 	sid = series(ctx->db);
 	rid = run(ctx->db, sid, "x86_64", "decided");
-	boots(ctx->db, sid, rid, "base", 8, "thp-fault", "pass", "{}",
-	      "lower", 1000, 0.01);
-	boots(ctx->db, sid, rid, "patched", 8, "thp-fault", "pass", "{}",
-	      "lower", 1200, 0.01);
-	boots(ctx->db, sid, rid, "base", 8, "mremap", "move", "{}", "lower",
-	      300, 0.01);
-	boots(ctx->db, sid, rid, "patched", 8, "mremap", "move", "{}",
-	      "lower", 360, 0.01);
-	boots(ctx->db, sid, rid, "base", 8, "zero-swap", "out", "{}",
-	      "lower", 700, 0.01);
-	boots(ctx->db, sid, rid, "patched", 8, "zero-swap", "out", "{}",
-	      "lower", 840, 0.01);
+	base_patched(ctx->db, sid, rid, 8, "thp-fault", "pass", 1000, 1200);
+	base_patched(ctx->db, sid, rid, 8, "mremap", "move", 300, 360);
+	base_patched(ctx->db, sid, rid, 8, "zero-swap", "out", 700, 840);
 	is_int(analyze(ctx, sid), PIPELINE_OK, "layout: analyzed");
-	for (i = 0, m = "pass"; i < 3; m = i == 1 ? "move" : "out", i++)
-		is_str(cmp(ctx->db, sid, "verdict", m), "regression",
-		       "layout: %s is a regression as built", m);
+	for (i = 0; i < 3; i++)
+		is_str(cmp(ctx->db, sid, "verdict", metrics[i]), "regression",
+		       "layout: %s is a regression as built", metrics[i]);
 
 	/* No aligned run yet: the analysis says so, for every row. */
 	is_int(stage(ctx, "layout-analyze", sid, NULL), PIPELINE_OK,
@@ -239,22 +249,10 @@ static void test_layout(struct pipeline_ctx *ctx, struct config *cfg,
 	 * too few boots to decide. */
 	ok(db_exec(ctx->db, "UPDATE comparison SET layout = NULL, "
 		   "layout_reason = NULL") == 0, "layout: answers cleared");
-	aid = exec_id(ctx->db, "INSERT INTO run (series_id, arch, accel, "
-		      "seed, plan, status, rounds, started_at, layout) VALUES "
-		      "(%lld, 'x86_64', 'tcg', 43, 'thp-fault', 'decided', 2, "
-		      "0, 'aligned')", sid);
-	boots(ctx->db, sid, aid, "base", 8, "thp-fault", "pass", "{}",
-	      "lower", 1010, 0.01);
-	boots(ctx->db, sid, aid, "patched", 8, "thp-fault", "pass", "{}",
-	      "lower", 1215, 0.01);
-	boots(ctx->db, sid, aid, "base", 8, "mremap", "move", "{}", "lower",
-	      330, 0.01);
-	boots(ctx->db, sid, aid, "patched", 8, "mremap", "move", "{}",
-	      "lower", 330, 0.01);
-	boots(ctx->db, sid, aid, "base", 2, "zero-swap", "out", "{}",
-	      "lower", 700, 0.01);
-	boots(ctx->db, sid, aid, "patched", 2, "zero-swap", "out", "{}",
-	      "lower", 840, 0.01);
+	aid = run_layout(ctx->db, sid, "x86_64", "decided", "aligned");
+	base_patched(ctx->db, sid, aid, 8, "thp-fault", "pass", 1010, 1215);
+	base_patched(ctx->db, sid, aid, 8, "mremap", "move", 330, 330);
+	base_patched(ctx->db, sid, aid, 2, "zero-swap", "out", 700, 840);
 	is_int(stage(ctx, "layout-analyze", sid, NULL), PIPELINE_OK,
 	       "layout: answered from the aligned run");
 	is_str(cmp(ctx->db, sid, "layout || '|' || verdict || '|' || "
@@ -290,14 +288,8 @@ static void test_layout(struct pipeline_ctx *ctx, struct config *cfg,
 	 * configuration's "never", instruction time by default. */
 	sid = series(ctx->db);
 	rid = run(ctx->db, sid, "x86_64", "decided");
-	boots(ctx->db, sid, rid, "base", 8, "thp-fault", "pass", "{}",
-	      "lower", 1000, 0.01);
-	boots(ctx->db, sid, rid, "patched", 8, "thp-fault", "pass", "{}",
-	      "lower", 1200, 0.01);
-	boots(ctx->db, sid, rid, "base", 8, "mremap", "move", "{}", "lower",
-	      300, 0.01);
-	boots(ctx->db, sid, rid, "patched", 8, "mremap", "move", "{}",
-	      "lower", 300, 0.01);
+	base_patched(ctx->db, sid, rid, 8, "thp-fault", "pass", 1000, 1200);
+	base_patched(ctx->db, sid, rid, 8, "mremap", "move", 300, 300);
 	is_int(analyze(ctx, sid), PIPELINE_OK, "layout: a second series");
 	ctx->cfg = never;
 	is_int(stage(ctx, "layout-build", sid, "x86_64"), PIPELINE_OK,
