@@ -118,6 +118,18 @@ BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
 # Tests prove runs: fast ones need no kernel build and no VM.
 CHECK_FAST_TESTS = $(UNIT_BIN) $(sort $(wildcard tests/integration/t-*.sh))
 CHECK_SLOW_TESTS = $(sort $(wildcard tests/slow/t-*.sh))
+# make check runs first, one at a time, the slow tests that import the
+# tree and build the base kernels everything else finds in the shared
+# cache; then the rest two at a time, longest first.  Most of those boot
+# one guest, which keeps one core of two busy (boot_timeout_s and the
+# plans' timeouts leave room for a neighbour), and none shares state with
+# another but by content (tests/lib/build-lib.sh).
+SLOW_SERIAL = $(addprefix tests/slow/,t-apply.sh t-build-resume.sh \
+	      t-build.sh)
+SLOW_LONGEST = $(addprefix tests/slow/,t-layout-control.sh \
+	       t-calibrate.sh t-defaults-e2e.sh)
+SLOW_PAIRED = $(SLOW_LONGEST) \
+	      $(filter-out $(SLOW_SERIAL) $(SLOW_LONGEST),$(CHECK_SLOW_TESTS))
 # Programs the benchmarks target runs, in order.
 BENCHMARKS = $(BENCH_BIN)
 # What `make bench-smoke` runs: the same (fragments add theirs to both,
@@ -215,7 +227,7 @@ CHECK_FUZZ_SECONDS ?= 10
 
 check-all: programs
 	$(Q)$(TEST_ENV) tests/services.sh $(CURDIR)/tests/run-one \
-		$(CHECK_FAST_TESTS) $(CHECK_SLOW_TESTS)
+		$(CHECK_FAST_TESTS) $(SLOW_SERIAL) --jobs 2 $(SLOW_PAIRED)
 	@$(MAKE) --no-print-directory check-fuzz \
 		FUZZ_SECONDS=$(CHECK_FUZZ_SECONDS)
 	@$(MAKE) --no-print-directory bench-smoke

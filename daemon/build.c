@@ -854,6 +854,44 @@ out:
 	return ret;
 }
 
+/*
+ * Puts the finished directory tmp in place as final.  builds/ may be
+ * shared by caches whose slots differ (a cache linked into another, as
+ * the tests' caches are), so two builds of one commit and key can finish
+ * at once: builds/<commit>/lock orders their stores, and an ok build
+ * already in place is kept, tmp dropped: it is the same commit and
+ * configuration key, and whoever stored it may be reading it.  Anything
+ * else there (a failed build's result) is replaced.
+ */
+static int store(const char *tmp, const char *final)
+{
+	struct strbuf path = STRBUF_INIT;
+	struct build_result there;
+	int fd, ret = -1;
+
+	strbuf_add(&path, final, strrchr(final, '/') - final);
+	strbuf_addstr(&path, "/lock");
+	fd = open(path.buf, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0 || flock(fd, LOCK_EX) < 0) {
+		error("build", "%s: %s", path.buf, strerror(errno));
+		goto out;
+	}
+	build_result_init(&there);
+	if (cache_lookup(final, &there)) {
+		ret = fs_rm_rf(tmp);
+	} else if (!fs_rm_rf(final)) {
+		ret = rename(tmp, final);
+		if (ret < 0)
+			error("build", "%s: %s", final, strerror(errno));
+	}
+	build_result_release(&there);
+out:
+	if (fd >= 0)
+		close(fd);
+	strbuf_release(&path);
+	return ret;
+}
+
 /* Step 7: warnings, artefacts, result.json, rename into place. */
 static int finish(struct build_ctx *ctx, const char *tmp, const char *final,
 		  struct build_result *res)
@@ -926,12 +964,8 @@ static int finish(struct build_ctx *ctx, const char *tmp, const char *final,
 	strbuf_addf(&path, "%s/result.json", tmp);
 	if (write_file(path.buf, json.buf, json.len))
 		goto out;
-	if (fs_rm_rf(final))
+	if (store(tmp, final))
 		goto out;
-	if (rename(tmp, final) < 0) {
-		error("build", "%s: %s", final, strerror(errno));
-		goto out;
-	}
 	/* the attempts this build continued are accounted for now */
 	strbuf_reset(&path);
 	strbuf_addf(&path, "%s/resume", ctx->slot);

@@ -17,6 +17,8 @@
  *   builds/<commit>/<arch>-<config-key>/       image, vmlinux, config,
  *                                              System.map, build.log,
  *                                              warnings.txt, result.json
+ *   builds/<commit>/lock                       orders the stores of caches
+ *                                              sharing builds/ (build.c)
  */
 #ifndef KREGRESS_BUILD_H
 #define KREGRESS_BUILD_H

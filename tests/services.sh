@@ -1,11 +1,26 @@
 #!/bin/bash
-# services.sh RUNNER TEST... - start the services the full suite needs, run
-# the tests under prove, stop the services again, and exit with prove's
-# status.  Services already running are used as they are and left running;
-# the ones started here are stopped by their PIDs.
+# services.sh RUNNER TEST... [--jobs N TEST...] - start the services the
+# full suite needs, run the tests under prove, stop the services again,
+# and exit 1 if a test failed.  The tests before --jobs run one at a
+# time, in order; those after it run N at a time, once all the others
+# have run.  Services already running are used as they are and left
+# running; the ones started here are stopped by their PIDs.
 set -u
 runner=$1
 shift
+serial=() parallel=() jobs=1
+while [ $# -gt 0 ]; do
+	if [ "$1" = --jobs ]; then
+		jobs=$2
+		shift 2
+	elif [ "$jobs" = 1 ]; then
+		serial+=("$1")
+		shift
+	else
+		parallel+=("$1")
+		shift
+	fi
+done
 src=$(cd "$(dirname "$0")/.." && pwd)
 
 started=()	# "NAME PID", in the order they were started
@@ -34,4 +49,11 @@ if command -v libvirtd >/dev/null; then
 fi
 
 # --timer: each test's wall time in the log, to see what a cold run costs.
-prove --timer --exec "$runner" "$@"
+rc=0
+if [ ${#serial[@]} -gt 0 ]; then
+	prove --timer --exec "$runner" "${serial[@]}" || rc=1
+fi
+if [ ${#parallel[@]} -gt 0 ]; then
+	prove --timer --jobs "$jobs" --exec "$runner" "${parallel[@]}" || rc=1
+fi
+exit $rc

@@ -34,6 +34,8 @@ bzImage Image:
 	@[ ! -e evil-fsize ] || dd if=/dev/zero of=$(O)/big bs=1 count=1 seek=3G status=none
 	@[ ! -e limits ] || echo "limits: nproc $$(ulimit -u) fsize $$(ulimit -f) as $$(ulimit -v)"
 	@[ ! -e broken ] || { echo 'mm/memory.c:3:1: error: expected ; before }'; exit 2; }
+	@[ ! -e hold ] || case "$(O)" in */cache-second/*) \
+		while [ ! -e "$$(cat hold)" ]; do sleep 0.1; done ;; esac
 	mkdir -p $(O)/arch/x86/boot $(O)/arch/arm64/boot
 	echo kernel > $(O)/arch/x86/boot/bzImage
 	echo kernel > $(O)/arch/arm64/boot/Image
@@ -48,7 +50,7 @@ sed -i "s|/var/tmp/kregress-escaped|$escaped|" Makefile
 git init -q . && git add -A && git_commit base
 git tag base
 
-plan 37
+plan 39
 
 kb() { ${KB_WRAP:-} "$KREGRESS_BUILD/kregress" build --tree "$tmp/tree" "$@"; }
 
@@ -178,4 +180,34 @@ if [ "$(id -u)" = 0 ]; then
 else
 	skip "not root: the build runs as this user, its process count unlimited"
 fi
+
+# Two caches that share builds/ (a cache linked into another, as
+# tests/lib/build-lib.sh links the tests' caches) build one commit at
+# once: the second to finish keeps the first's build in place, files and
+# all, since whoever stored it may be reading it.  The second cache's
+# make waits, after its cache lookup missed, until the first has stored.
+held=/var/tmp/kregress-hold-${tmp##*/}
+at_exit 'rm -f "$held"'
+git checkout -q base
+echo "$held" >hold && git add hold && git_commit hold
+mkdir -p "$tmp/cache-second" &&
+	ln -s "$KREGRESS_CACHE/builds" "$tmp/cache-second/builds"
+commit=$(git rev-parse HEAD)
+timeout 120 "$KREGRESS_BUILD/kregress" build --tree "$tmp/tree" --rev HEAD \
+	--arch x86_64 --cache "$tmp/cache-second" >"$tmp/second.out" 2>&1 &
+second=$!
+for ((i = 0; i < 600; i++)); do
+	compgen -G "$KREGRESS_CACHE/builds/$commit/.tmp-x86_64-*" >/dev/null &&
+		break
+	sleep 0.1
+done
+kb --rev HEAD --arch x86_64 >"$tmp/first.out" 2>&1 &&
+	first=$(sed -n 's/^image: //p' "$tmp/first.out") &&
+	inode=$(stat -c %i "$first")
+touch "$held"
+wait $second
+is "$?|$(grep -c '^build: ok x86_64' "$tmp/second.out")" "0|1" \
+	"a build finishing second, of what a cache sharing builds/ stored meanwhile, succeeds"
+is "$(stat -c %i "${first:-/nonexistent}" 2>&1)" "${inode:-none}" \
+	"... and the first build's image stays in place, not replaced"
 done_testing
