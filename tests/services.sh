@@ -8,12 +8,12 @@
 set -u
 runner=$1
 shift
-serial=() parallel=() jobs=1
+serial=() parallel=() jobs=	# jobs: N once --jobs N was read
 while [ $# -gt 0 ]; do
 	if [ "$1" = --jobs ]; then
 		jobs=$2
 		shift 2
-	elif [ "$jobs" = 1 ]; then
+	elif [ -z "$jobs" ]; then
 		serial+=("$1")
 		shift
 	else
