@@ -101,6 +101,13 @@ static void start(void)
 	port = http_server_port(srv);	/* the server lives until exit */
 }
 
+/* A socket call of the harness failed: say which and why, then crash. */
+static _Noreturn void socket_call_failed(const char *call)
+{
+	fprintf(stderr, "fuzz-http: %s: %m\n", call);
+	abort();
+}
+
 /* Binds fd to the next loopback source address, its port left to connect. */
 static void bind_next_source(int fd)
 {
@@ -110,11 +117,10 @@ static void bind_next_source(int fd)
 
 	src.sin_addr.s_addr = htonl(0x7f010000 | (n++ % 0xffff + 1));
 	if (setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one,
-		       sizeof(one)) ||
-	    bind(fd, (struct sockaddr *)&src, sizeof(src))) {
-		perror("fuzz-http: bind");
-		abort();
-	}
+		       sizeof(one)))
+		socket_call_failed("setsockopt IP_BIND_ADDRESS_NO_PORT");
+	if (bind(fd, (struct sockaddr *)&src, sizeof(src)))
+		socket_call_failed("bind");
 }
 
 /* Sends all of len bytes unless the server closes first. */
@@ -146,15 +152,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	sa.sin_port = htons(port);
 	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	fd = socket(AF_INET, SOCK_STREAM, 0);
-	if (fd < 0) {
-		perror("fuzz-http: socket");
-		abort();
-	}
+	if (fd < 0)
+		socket_call_failed("socket");
 	bind_next_source(fd);
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		perror("fuzz-http: connect");
-		abort();
-	}
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)))
+		socket_call_failed("connect");
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	send_all(fd, data, size);
 	send_all(fd, last, strlen(last));
