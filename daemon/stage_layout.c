@@ -62,8 +62,9 @@ static int pending(struct pipeline_ctx *ctx, const struct job *job,
 }
 
 /*
- * A build or run of the control that failed for good: its comparisons
- * are unconfirmed with what (the step) and the stage's reason, and the
+ * A build or run of the control that failed for good (a failure, or a
+ * retryable one on the job's last attempt): its comparisons are
+ * unconfirmed with what (the step) and the stage's reason, and the
  * series goes on.  Anything else is passed through.
  */
 static enum pipeline_result settle(struct pipeline_ctx *ctx,
@@ -74,10 +75,14 @@ static enum pipeline_result settle(struct pipeline_ctx *ctx,
 {
 	struct strbuf why = STRBUF_INIT;
 
-	if (r != PIPELINE_FAIL)
+	if (r == PIPELINE_RETRY && job->attempts < job->max_attempts)
+		return r;
+	if (r != PIPELINE_FAIL && r != PIPELINE_RETRY)
 		return r;
 	strbuf_addf(&why, "the aligned kernels %s: %s", what,
 		    out->reason.buf);
+	if (r == PIPELINE_RETRY)
+		strbuf_addf(&why, " (after %d attempts)", job->attempts);
 	log_warn("layout", "series %lld: %s: %s", job->series_id, job->arch,
 		 why.buf);
 	r = store_all(ctx, rows, layout_outcome_str(LAYOUT_UNCONFIRMED),

@@ -9,9 +9,11 @@
  * iterations are reduced to the per-boot median, failed boots do not
  * count, too few boots are insufficient-data, a side without complete
  * boots fails the series with a reason, the configured threshold and
- * p-value method are used, a second analysis replaces the rows, and of
- * an interrupted and a decided run only the decided one is analysed.
+ * p-value method are used, a second analysis replaces the rows, of
+ * an interrupted and a decided run only the decided one is analysed,
+ * and the layout control's answers (test_layout, test_layout_gives_up).
  */
+#include <limits.h>
 #include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -47,23 +49,33 @@ static long long exec_id(struct db *db, const char *fmt, ...)
 }
 
 /* Queues a job of kind (of arch, or NULL) for series id, alone in the
- * queue, and runs it. */
-static int stage(struct pipeline_ctx *ctx, const char *kind, long long id,
-		 const char *arch)
+ * queue, and runs it as its attempt of max (max_attempts). */
+static int stage_attempt(struct pipeline_ctx *ctx, const char *kind,
+			 long long id, const char *arch, int attempt, int max)
 {
 	struct job j;
+	long long jid;
 	int r;
 
 	if (db_exec(ctx->db, "UPDATE job SET state = 'done' "
 		    "WHERE state = 'queued'"))
 		return -101;
-	if (jobq_enqueue(ctx->db, kind, id, arch, NULL))
+	if (jobq_enqueue_attempts(ctx->db, kind, id, arch, max, &jid) ||
+	    exec_id(ctx->db, "UPDATE job SET attempts = %d WHERE id = %lld",
+		    attempt - 1, jid) < 0)
 		return -102;
 	if (jobq_claim(ctx->db, ctx->owner, 60, &j) != 1)
 		return -100;
 	r = pipeline_run_job(ctx, &j);
 	job_release(&j);
 	return r;
+}
+
+/* The same as the job's first attempt. */
+static int stage(struct pipeline_ctx *ctx, const char *kind, long long id,
+		 const char *arch)
+{
+	return stage_attempt(ctx, kind, id, arch, 1, JOBQ_MAX_ATTEMPTS);
 }
 
 static int analyze(struct pipeline_ctx *ctx, long long id)
@@ -191,15 +203,21 @@ static double cmpd(struct db *db, long long sid, const char *col,
 	return atof(cmp(db, sid, col, metric));
 }
 
-static struct config *load(const char *stats)
+/* A configuration of stats, and with x86_64 to build when with_arch. */
+static struct config *load(const char *stats, int with_arch)
 {
 	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT;
 	struct config *cfg = NULL;
 	char path[256];
 
 	snprintf(path, sizeof(path), "%s/config.json", dir);
-	strbuf_addf(&text, "{ \"state_dir\": \"%s/state\", \"stats\": %s }",
+	strbuf_addf(&text, "{ \"state_dir\": \"%s/state\", \"stats\": %s",
 		    dir, stats);
+	if (with_arch)
+		strbuf_addf(&text, ", \"cache_dir\": \"%s/cache\", "
+			    "\"arches\": { \"x86_64\": { \"base_config\": "
+			    "\"tinyconfig\" } }", dir);
+	strbuf_addstr(&text, " }");
 	if (config_parse(text.buf, text.len, path, &cfg, &err))
 		diag("config: %s", err.buf);
 	strbuf_release(&err);
@@ -323,12 +341,61 @@ static void test_layout(struct pipeline_ctx *ctx, struct config *cfg,
 	   "(%s)", cmp(ctx->db, sid, "layout_reason", "pass"));
 }
 
+/*
+ * A control that cannot be made for good: an aligned build that fails
+ * in a way worth retrying (here its tree is gone) is retried while the
+ * job has attempts left, and on its last attempt the comparisons are
+ * unconfirmed with the reason and the series goes on to the aligned
+ * run's stage instead of failing: the as-built verdicts stand.
+ */
+static void test_layout_gives_up(struct pipeline_ctx *ctx, struct config *cfg)
+{
+	const char *src = getenv("KREGRESS_SRC");
+	char configs[PATH_MAX];
+	long long sid, rid, tid;
+	const char *why;
+
+	/* The shipped fragments, so that the build gets as far as its
+	 * tree. */
+	snprintf(configs, sizeof(configs), "%s/builders/configs",
+		 src ? src : ".");
+	setenv("KREGRESS_CONFIG_DIR", configs, 1);
+	sid = series(ctx->db);
+	rid = run(ctx->db, sid, "x86_64", "decided");
+	base_patched(ctx->db, sid, rid, 8, "thp-fault", "pass", 1000, 1200);
+	is_int(analyze(ctx, sid), PIPELINE_OK, "give up: analyzed");
+	tid = exec_id(ctx->db, "INSERT INTO tree (name, path, created_at) "
+		      "VALUES ('gone', '%s/no-such-tree', 0)", dir);
+	ok(tid > 0 && exec_id(ctx->db, "UPDATE series SET tree_id = %lld, "
+			      "base_used = '%040d' WHERE id = %lld", tid, 1,
+			      sid) >= 0 &&
+	   exec_id(ctx->db, "INSERT INTO patch (series_id, idx, "
+		   "applied_commit) VALUES (%lld, 1, '%040d')", sid, 2) > 0,
+	   "give up: the series' tree is gone");
+	ctx->cfg = cfg;
+	is_int(stage_attempt(ctx, "layout-build", sid, "x86_64", 1, 2),
+	       PIPELINE_RETRY, "give up: attempt 1 of 2 is retried");
+	is_str(cmp(ctx->db, sid, "coalesce(layout, 'none')", "pass"), "none",
+	       "give up: no answer while attempts are left");
+	is_int(stage_attempt(ctx, "layout-build", sid, "x86_64", 2, 2),
+	       PIPELINE_OK, "give up: the last attempt ends the control");
+	why = cmp(ctx->db, sid, "layout || '|' || verdict || '|' || "
+		  "layout_reason", "pass");
+	ok(!strncmp(why, "unconfirmed|regression|the aligned kernels did not "
+		    "build: ", 57) && strstr(why, "(after 2 attempts)"),
+	   "give up: unconfirmed, the verdict stays, and why (%s)", why);
+	is_str(last_job(ctx->db, sid), "layout-run queued",
+	       "give up: the series goes on");
+	ok(strcmp(q_str(ctx->db, "SELECT status FROM series WHERE id = %lld",
+			sid), "failed"), "give up: the series has not failed");
+}
+
 int main(void)
 {
 	struct pipeline_ctx ctx = { .owner = "test", .lease_s = 60,
 				    .stages = stage_table };
 	char path[512], cmd[600], want[512];
-	struct config *cfg, *never;
+	struct config *cfg, *never, *built;
 	long long sid, rid, rid2, bid;
 	double lo, hi;
 	int i;
@@ -346,7 +413,7 @@ int main(void)
 	   "builds and a host");
 	cfg = load("{ \"threshold_pct\": 3, \"alpha\": 0.05, "
 		   "\"min_samples\": 3, \"max_boots_per_side\": 20, "
-		   "\"fdr_method\": \"bh\" }");
+		   "\"fdr_method\": \"bh\" }", 0);
 	ctx.cfg = cfg;
 	if (!ok(cfg != NULL, "configuration"))
 		return done_testing();
@@ -436,7 +503,7 @@ int main(void)
 	/* --- the configured threshold and p-value method ------------------ */
 	config_free(cfg);
 	cfg = load("{ \"threshold_pct\": 30, \"fdr_method\": \"none\", "
-		   "\"min_samples\": 3 }");
+		   "\"min_samples\": 3 }", 0);
 	ctx.cfg = cfg;
 	is_int(analyze(&ctx, sid), PIPELINE_OK, "analyze with T = 30%%");
 	is_str(cmp(ctx.db, sid, "verdict", "pass"), "minor",
@@ -444,7 +511,7 @@ int main(void)
 	is_str(cmp(ctx.db, sid, "p_adjusted = p_value", "pass"), "1",
 	       "fdr_method none: p_adjusted = p");
 	config_free(cfg);
-	cfg = load("{ \"min_samples\": 9 }");
+	cfg = load("{ \"min_samples\": 9 }", 0);
 	ctx.cfg = cfg;
 	is_int(analyze(&ctx, sid), PIPELINE_OK, "analyze with 9 needed");
 	is_str(cmp(ctx.db, sid, "verdict", "pass"), "insufficient-data",
@@ -452,7 +519,7 @@ int main(void)
 	is_str(cmp(ctx.db, sid, "coalesce(p_value, 'null')", "pass"), "null",
 	       "no p-value");
 	config_free(cfg);
-	cfg = load("{ \"min_samples\": 3 }");
+	cfg = load("{ \"min_samples\": 3 }", 0);
 	ctx.cfg = cfg;
 
 	/* --- per-boot medians ---------------------------------------------- */
@@ -645,10 +712,16 @@ int main(void)
 	}
 
 	never = load("{ \"threshold_pct\": 3, \"alpha\": 0.05, "
-		     "\"min_samples\": 3, \"layout_control\": \"never\" }");
+		     "\"min_samples\": 3, \"layout_control\": \"never\" }", 0);
 	if (ok(never != NULL, "a configuration without layout control"))
 		test_layout(&ctx, cfg, never);
 	config_free(never);
+	built = load("{ \"threshold_pct\": 3, \"alpha\": 0.05, "
+		     "\"min_samples\": 3 }", 1);
+	if (ok(built != NULL, "a configuration that builds x86_64"))
+		test_layout_gives_up(&ctx, built);
+	ctx.cfg = cfg;
+	config_free(built);
 
 	config_free(cfg);
 	db_close(ctx.db);
