@@ -8,6 +8,7 @@
 # page, every same-origin link resolves, the series page plots exactly
 # one point per complete boot per side (counted here from the database),
 # a series whose work runs updates in place (the test changes its rows),
+# the layout control's answers show beside their verdicts (written in),
 # nothing jumps while a page loads, filters and search change the list
 # and the URL, j/k/Enter and / work, the trends chart draws the noise
 # band of its host's calibration of the same clock and plan

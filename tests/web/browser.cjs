@@ -98,6 +98,7 @@ async function main() {
 		await trendsNoise(browser);
 		await keyboard(browser);
 		await live(browser);
+		await layoutAnswers(browser);
 		await evilSubject(browser);
 		await shifts(browser);
 		await themes(browser);
@@ -425,6 +426,64 @@ async function live(browser) {
 		sql("UPDATE series SET status = '" + was[0] + "' WHERE id = " + id);
 		sql('UPDATE build SET objects_compiled = ' + was[1] +
 		    ' WHERE id = ' + build);
+	}
+}
+
+// What the layout control said shows beside each verdict: a change the
+// aligned kernels do not show is layout-sensitive with the aligned verdict
+// and change and the verdict as built; an unconfirmed control gives its
+// reason on hover.  (The e2e fixture ran in instruction time, where the
+// shipped configuration makes no control, so the answers are written in.)
+async function layoutAnswers(browser) {
+	const cols = 'verdict, verdict_as_built, layout, layout_reason, ' +
+		'layout_verdict, layout_change_pct, layout_ci_low_pct, ' +
+		'layout_ci_high_pct';
+	const [a, b] = sql('SELECT id || \'|\' || run_id FROM comparison ' +
+			   'WHERE series_id = ' + EXPECT.regression + ' AND ' +
+			   'metric = \'move_pud\' ORDER BY id LIMIT 2')
+		.split('\n').map((r) => r.split('|'));
+	const was = sql('SELECT ' + cols.split(', ').map((c) => 'quote(' + c +
+			')').join(" || ',' || ") + ' FROM comparison WHERE id IN (' +
+			a[0] + ', ' + b[0] + ') ORDER BY id').split('\n');
+	const why = 'the aligned kernels did not give a run: x86_64: every ' +
+		'host failed during the run (after 2 attempts)';
+	sql("UPDATE comparison SET verdict = 'layout-sensitive', " +
+	    "verdict_as_built = 'regression', layout = 'layout-sensitive', " +
+	    "layout_verdict = 'no-change', layout_change_pct = 0.4, " +
+	    'layout_ci_low_pct = -0.3, layout_ci_high_pct = 1.1 WHERE id = ' +
+	    a[0]);
+	sql("UPDATE comparison SET layout = 'unconfirmed', layout_reason = '" +
+	    why + "' WHERE id = " + b[0]);
+	try {
+		const p = await open(browser, '/series/' + EXPECT.regression);
+		const cell = (run) => p.$eval('section[aria-labelledby="run-' +
+			run + '"]', (sec) => {
+			const tr = [...sec.querySelectorAll('table.cmp tbody tr')]
+				.find((r) => r.querySelector('td.c-metric')
+					.firstChild.textContent === 'mremap/move_pud');
+			const td = tr.querySelector('td.c-verdict');
+			const note = td.querySelector('.layout');
+			return { text: td.innerText.replace(/\s+/g, ' '),
+				 title: note ? note.title : null };
+		});
+		const sensitive = await cell(a[1]);
+		same(sensitive.text, 'layout-sensitive layout: layout-sensitive, ' +
+		     'aligned no-change +0.40%, as built regression',
+		     'a layout-sensitive verdict shows the aligned verdict and ' +
+		     'change, and the verdict as built');
+		const unconfirmed = await cell(b[1]);
+		same([unconfirmed.text, unconfirmed.title],
+		     ['regression layout: unconfirmed', why],
+		     'an unconfirmed control keeps the verdict and gives its ' +
+		     'reason on hover');
+		same(p.problems, [], 'the layout answers made no console error');
+		await p.locator('td.c-verdict .layout').first()
+			.scrollIntoViewIfNeeded();
+		await shot(p, 'series-layout');
+		await p.context().close();
+	} finally {
+		[a, b].forEach((r, i) => sql('UPDATE comparison SET (' + cols +
+			') = (' + was[i] + ') WHERE id = ' + r[0]));
 	}
 }
 
