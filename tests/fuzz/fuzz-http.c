@@ -21,7 +21,9 @@
  * handlers never call: db_open() and db_close() are stubs here.
  */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -123,6 +125,31 @@ static void bind_next_source(int fd)
 		socket_call_failed("bind");
 }
 
+/*
+ * Connects fd to sa.  A signal (libFuzzer's timers) can interrupt a
+ * blocking connect(), which then goes on by itself: wait until fd is
+ * writable and take its outcome from SO_ERROR.
+ */
+static void connect_to(int fd, const struct sockaddr_in *sa)
+{
+	struct pollfd p = { .fd = fd, .events = POLLOUT };
+	socklen_t len = sizeof(int);
+	int err;
+
+	if (!connect(fd, (const struct sockaddr *)sa, sizeof(*sa)))
+		return;
+	if (errno != EINTR)
+		socket_call_failed("connect");
+	while (poll(&p, 1, -1) < 0)
+		if (errno != EINTR)
+			socket_call_failed("poll");
+	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len))
+		socket_call_failed("getsockopt SO_ERROR");
+	errno = err;
+	if (err)
+		socket_call_failed("connect");
+}
+
 /* Sends all of len bytes unless the server closes first. */
 static void send_all(int fd, const void *data, size_t len)
 {
@@ -155,8 +182,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (fd < 0)
 		socket_call_failed("socket");
 	bind_next_source(fd);
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)))
-		socket_call_failed("connect");
+	connect_to(fd, &sa);
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	send_all(fd, data, size);
 	send_all(fd, last, strlen(last));
