@@ -1,7 +1,11 @@
 #!/bin/bash
 # libvirt-start.sh - start virtlogd and libvirtd where no service manager
 # does (containers, sandboxes, CI machines), for `make run` and `make check`
-# (tests/services.sh).  Does nothing when qemu:///system already answers.
+# (tests/services.sh).  Does nothing when qemu:///system and virtlogd both
+# answer (libvirtd answers without virtlogd, but every domain it then
+# creates fails on virtlogd's socket; a killed virtlogd leaves the socket
+# file behind, so the probe connects to it; under systemd both are socket-
+# activated and answer before their daemons run).
 # Prints "NAME PID" for each daemon it started, so that the caller can stop
 # exactly those (tests/services.sh does); exits 1 when libvirtd does not
 # answer within 60 s.
@@ -23,17 +27,22 @@ answers() {
 	timeout 10 virsh -c $uri uri >/dev/null 2>&1
 }
 
+virtlogd_answers() {
+	timeout 10 virt-admin -c virtlogd:///system srv-list >/dev/null 2>&1
+}
+
 # Without udev nobody gives /dev/kvm to the kvm group, and libvirt then
 # re-probes QEMU on every domain it creates (about a minute each).
 if [ -c /dev/kvm ] && getent group kvm >/dev/null; then
 	chgrp kvm /dev/kvm && chmod 0660 /dev/kvm
 fi
 
-answers && exit 0
+answers && virtlogd_answers && exit 0
 command -v libvirtd >/dev/null ||
 	{ echo "libvirt-start: libvirtd is not installed" >&2; exit 1; }
 
-if ! pgrep -x virtlogd >/dev/null; then
+if ! virtlogd_answers; then
+	pkill -x virtlogd	# one that lost its socket
 	virtlogd -d </dev/null >/dev/null ||
 		{ echo "libvirt-start: virtlogd failed" >&2; exit 1; }
 	echo "virtlogd $(cat /run/virtlogd.pid)"
