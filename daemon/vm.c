@@ -17,8 +17,12 @@
  * Life of a boot: the domain is created paused (so that not one console
  * byte is lost), with VIR_DOMAIN_START_AUTODESTROY (if this process dies,
  * libvirtd destroys the domain when the connection drops), on_poweroff,
- * on_reboot and on_crash all "destroy", and "panic=-1" on the command line
- * (a panicking kernel reboots at once, which ends the domain).  The console
+ * on_reboot and on_crash all "destroy", and "panic=1" on the command line
+ * (a panicking kernel reboots a second later, which ends the domain, or
+ * is destroyed after VM_PANIC_GRACE_MS once its panic line is read).  Not
+ * panic=-1: a guest that reboots at once takes the console bytes still
+ * in flight (the panic line itself, at times) down with the domain, and
+ * the boot would read as an incomplete one instead of a panic.  The console
  * is opened, the domain resumed, and the domain destroyed at the deadline
  * if it has not ended by itself.  A guest that ended by itself is not
  * waited for: libvirt's lifecycle event says it is shutting down, and
@@ -350,7 +354,7 @@ static void domain_xml(struct strbuf *sb, const struct vm_boot_spec *spec,
 		strbuf_addstr(sb, "</initrd>\n");
 	}
 	/* The console and what each arch needs: arch.c says why. */
-	strbuf_addf(sb, "    <cmdline>console=%s panic=-1%s", a->console,
+	strbuf_addf(sb, "    <cmdline>console=%s panic=1%s", a->console,
 		    tcg ? a->tcg_cmdline : "");
 	if (spec->cmdline && *spec->cmdline) {
 		strbuf_addch(sb, ' ');

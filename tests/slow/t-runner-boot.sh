@@ -8,7 +8,7 @@
 need_libvirt
 kernel=$(kernel_for x86_64) || bail_out "no x86_64 kernel"
 initrd_for x86_64 "$tmp/initrd" || bail_out "no initrd"
-plan 13
+plan 14
 
 domains() {	# the test's running domains
 	virsh -c qemu:///system list --name | grep "^$KREGRESS_VM_PREFIX"
@@ -39,6 +39,10 @@ test $rc = 1
 ok $? "panic: exit status 1 (got $rc)"
 grep -q '^boot: panic: Kernel panic - not syncing: ' "$tmp/panic.out"
 ok $? "panic: the reason is the panic line"
+# The guest outlives its panic by a second (panic=1), so nothing it
+# printed is lost with the domain: the log ends with the reboot notice.
+tail -n 1 "$tmp/panic.log" | grep -q '^Rebooting in 1 seconds'
+ok $? "panic: the log holds what the kernel printed to its last line"
 test -z "$left"
 ok $? "panic: its domain is gone when the boot returns${left:+ ($left)}"
 
