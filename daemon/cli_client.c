@@ -37,6 +37,7 @@
 #include "escape.h"
 #include "log.h"
 #include "net.h"
+#include "pct.h"
 #include "strbuf.h"
 
 #define DEFAULT_CONFIG	"/etc/kregress/config.json"
@@ -905,7 +906,7 @@ out:
 
 enum fmt {
 	FMT_VALUE,	/* 5 significant digits */
-	FMT_PCT,	/* signed percentage, one decimal */
+	FMT_PCT,	/* signed percentage: pct_format() */
 	FMT_P,		/* 3 significant digits */
 };
 
@@ -919,7 +920,7 @@ static void fmt_num(json_t *c, const char *key, enum fmt fmt, char *buf,
 	if (!json_is_number(v))
 		snprintf(buf, size, "-");
 	else if (fmt == FMT_PCT)
-		snprintf(buf, size, "%+.1f%%", d);
+		pct_format(d, buf, size);
 	else if (fmt == FMT_P)
 		snprintf(buf, size, "%.3g", d);
 	else

@@ -33,6 +33,7 @@
 #include "cli.h"
 #include "cli_compare.h"
 #include "log.h"
+#include "pct.h"
 #include "stats.h"
 #include "strbuf.h"
 
@@ -414,14 +415,6 @@ static double look_alpha(double alpha, size_t budget, size_t step, size_t n)
 	return stats_seq_look(&seq, n);
 }
 
-static void print_pct(char *buf, size_t len, double v)
-{
-	if (isfinite(v))
-		snprintf(buf, len, "%+.1f%%", v * 100);
-	else
-		snprintf(buf, len, "-");
-}
-
 /* The cross-checks of one metric, for the line under it. */
 static void print_checks(const struct analyze_metric *m)
 {
@@ -476,9 +469,9 @@ static void print_table(const struct analyze_set *s,
 		snprintf(name, sizeof(name), "%s%s%s", m->workload,
 			 *m->workload ? "/" : "", m->metric);
 		snprintf(n, sizeof(n), "%zu/%zu", r->n_base, r->n_new);
-		print_pct(ch, sizeof(ch), r->change);
-		print_pct(lo, sizeof(lo), r->ci_lo);
-		print_pct(hi, sizeof(hi), r->ci_hi);
+		pct_format(r->change * 100, ch, sizeof(ch));
+		pct_format(r->ci_lo * 100, lo, sizeof(lo));
+		pct_format(r->ci_hi * 100, hi, sizeof(hi));
 		if (isfinite(r->ci_lo))
 			snprintf(ci, sizeof(ci), "[%s, %s]", lo, hi);
 		else

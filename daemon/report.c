@@ -20,6 +20,7 @@
 #include "escape.h"
 #include "layout.h"
 #include "log.h"
+#include "pct.h"
 #include "report.h"
 #include "sha256.h"
 
@@ -369,14 +370,6 @@ static void fmt_value(double v, char *buf, size_t size)
 		snprintf(buf, size, "%.3g", v);
 }
 
-static void fmt_pct(double v, char *buf, size_t size)
-{
-	if (isfinite(v))
-		snprintf(buf, size, "%+.1f%%", v);
-	else
-		snprintf(buf, size, "-");
-}
-
 static void fmt_ci(const struct report_comparison *c, char *buf,
 		   size_t size)
 {
@@ -386,8 +379,8 @@ static void fmt_ci(const struct report_comparison *c, char *buf,
 		snprintf(buf, size, "-");
 		return;
 	}
-	fmt_pct(c->ci_low_pct, lo, sizeof(lo));
-	fmt_pct(c->ci_high_pct, hi, sizeof(hi));
+	pct_format(c->ci_low_pct, lo, sizeof(lo));
+	pct_format(c->ci_high_pct, hi, sizeof(hi));
 	snprintf(buf, size, "[%s, %s]", lo, hi);
 }
 
@@ -499,7 +492,7 @@ static void table(const struct report_comparison *const *rows, size_t n,
 			wrap(out, "    ", "    ", params.buf);
 		fmt_value(c->median_base, b, sizeof(b));
 		fmt_value(c->median_new, p, sizeof(p));
-		fmt_pct(c->change_pct, ch, sizeof(ch));
+		pct_format(c->change_pct, ch, sizeof(ch));
 		fmt_ci(c, ci, sizeof(ci));
 		fmt_p(c->p, pv, sizeof(pv));
 		fmt_p(c->p_holm, ph, sizeof(ph));
@@ -621,7 +614,7 @@ static void finding(const struct report_series *s,
 {
 	char ch[24], ci[64], level[16];
 
-	fmt_pct(c->change_pct, ch, sizeof(ch));
+	pct_format(c->change_pct, ch, sizeof(ch));
 	fmt_ci(c, ci, sizeof(ci));
 	fmt_level(c->ci_level, level, sizeof(level));
 	label(s, c, out);
@@ -663,7 +656,7 @@ static void lead_significant(const struct report_series *s,
 
 	for (i = 0; i < s->ncmp; i++)
 		n += significant(&s->cmp[i], rs) == sign;
-	fmt_pct(h->change_pct, ch, sizeof(ch));
+	pct_format(h->change_pct, ch, sizeof(ch));
 	strbuf_addf(&line, "%s: ", sign > 0 ? "Regression" : "Improvement");
 	metric_name(h, &line);
 	strbuf_addf(&line, " %s on %s", ch, h->arch);
@@ -1108,10 +1101,10 @@ static void since_previous(const struct report_series *s,
 			same++;
 			continue;
 		}
-		fmt_pct(c->change_pct, b, sizeof(b));
+		pct_format(c->change_pct, b, sizeof(b));
 		label(s, c, &line);
 		if (o) {
-			fmt_pct(o->change_pct, a, sizeof(a));
+			pct_format(o->change_pct, a, sizeof(a));
 			strbuf_addf(&line, ": %s %s -> %s %s", shown_verdict(o),
 				    a, shown_verdict(c), b);
 		} else {
@@ -1304,14 +1297,14 @@ static void layout_control(const struct report_series *s,
 		label(s, c, &line);
 		strbuf_addf(&line, ": %s", c->layout);
 		if (c->layout_verdict) {
-			fmt_pct(c->layout_change_pct, ch, sizeof(ch));
-			fmt_pct(c->layout_ci_low_pct, lo, sizeof(lo));
-			fmt_pct(c->layout_ci_high_pct, hi, sizeof(hi));
+			pct_format(c->layout_change_pct, ch, sizeof(ch));
+			pct_format(c->layout_ci_low_pct, lo, sizeof(lo));
+			pct_format(c->layout_ci_high_pct, hi, sizeof(hi));
 			strbuf_addf(&line, ": aligned %s %s [%s, %s]",
 				    c->layout_verdict, ch, lo, hi);
 		}
 		if (c->verdict_as_built) {
-			fmt_pct(c->change_pct, ch, sizeof(ch));
+			pct_format(c->change_pct, ch, sizeof(ch));
 			strbuf_addf(&line, ", as built %s %s: the change comes "
 				    "from where the patch moved code, not "
 				    "from what it does", c->verdict_as_built,

@@ -245,6 +245,15 @@ static void test_regression_mail(void)
 	ok(strstr(m.body.buf, "     16434     268676  +1534.9%  [+1534.9%, "
 		  "+1534.9%]  0.00016  0.0071   8/8\n") != NULL,
 	   "a four-digit change and its interval keep the columns");
+	report_mail_release(&m);
+	/* The example's move_pmd: 17023 against 17021 ns, 8 boots a side,
+	 * every one the same, is a significant -0.012%, not -0.0%. */
+	c[1] = row("x86_64", 1, "move_pmd", -0.0117, -0.0118, -0.0116,
+		   0.0014, 0.017, "minor");
+	render(&s, REPORT_REGRESSION, NULL, &m);
+	ok(strstr(m.body.buf, "   -0.012%  [-0.012%, -0.012%]") != NULL,
+	   "a change of hundredths of a percent is not shown as -0.0%%");
+	ok(!strstr(m.body.buf, "-0.0%"), "no interval reads [-0.0%%, -0.0%%]");
 	ok(!strstr(m.body.buf, "cpu_sys"), "a metric that is neither primary "
 	   "nor significant stays behind the link");
 	ok(has(m.body.buf, "BASE, PATCHED: medians of the per-boot medians")

@@ -159,6 +159,18 @@ async function seriesPage(browser) {
 		f.indexOf(false) === f.lastIndexOf(true) + 1),
 	       'primary metrics come first in each run\'s table',
 	       JSON.stringify(tables));
+	// Instruction time moves by thousandths of a percent: a change that
+	// is not zero never reads 0.00%.
+	const api = await (await p.request.get(SRV + '/api/v1/series/' +
+					       EXPECT.plotted)).json();
+	const zeros = api.comparisons.filter((c) => c.change_pct === 0).length;
+	const shown = await p.$$eval('section.run table.cmp tbody td.c-chg',
+		(tds) => tds.map((t) => t.textContent));
+	same(shown.filter((t) => /^[+-]?0\.00%$/.test(t)).length, zeros,
+	     'a change cell reads 0.00% only for a change of exactly 0');
+	report(shown.some((t) => /^[+-]0\.000\d*%$/.test(t)),
+	       'a change of thousandths of a percent keeps two significant ' +
+	       'digits', shown.join(' '));
 	// The table sorts by a column when its header is pressed.
 	const col = async () => p.$$eval('section.run:first-of-type table.cmp ' +
 		'tbody td.c-chg', (tds) => tds.map((t) => t.textContent));

@@ -94,10 +94,16 @@ export function tick(v) {
 	return String(Number(v.toPrecision(5)));
 }
 
+// A change in percent: two decimals under 10%, one above, and two
+// significant digits where two decimals would show a change that is not
+// zero as 0.00 (pct.c's rule for the CLI and the mails).
 export function pct(v) {
 	if (v === null || v === undefined || !isFinite(v))
 		return '—';
-	return (v > 0 ? '+' : '') + v.toFixed(Math.abs(v) < 10 ? 2 : 1) + '%';
+	const a = Math.abs(v);
+	const text = a !== 0 && a < 0.005 ? String(Number(v.toPrecision(2))) :
+		v.toFixed(a < 10 ? 2 : 1);
+	return (v > 0 ? '+' : '') + text + '%';
 }
 
 export function pval(v) {
