@@ -23,8 +23,10 @@
  * panic=-1: a guest that reboots at once takes the console bytes still
  * in flight (the panic line itself, at times) down with the domain, and
  * the boot would read as an incomplete one instead of a panic.  The console
- * is opened, the domain resumed, and the domain destroyed at the deadline
- * if it has not ended by itself.  A guest that ended by itself is not
+ * is opened, the domain resumed, and the domain destroyed as soon as the
+ * guest's END line is read (the workloads' /init waits for that instead
+ * of powering off, which would lose the console's last bytes), or at the
+ * deadline if it has not ended by itself.  A guest that ended by itself is not
  * waited for: libvirt's lifecycle event says it is shutting down, and
  * libvirtd then kills QEMU and polls (200 ms at least) until the process
  * is gone; vm_boot() returns at once instead.  vm_reap() is the second
@@ -63,7 +65,6 @@
 #define VM_RAND_BYTES		6	/* random part of a name, in hex */
 #define VM_POLL_MS		100
 #define VM_STATE_POLL_MS	500
-#define VM_DONE_GRACE_MS	500	/* after the guest said it is done */
 #define VM_PANIC_GRACE_MS	1500	/* to capture the rest of a trace */
 #define VM_READER_WAIT_MS	1000
 #define VM_EVENT_WAIT_MS	100	/* for the shutdown event after EOF */
@@ -832,10 +833,15 @@ int vm_boot(struct vm_host *h, const struct vm_boot_spec *spec,
 			timed_out = 1;
 			break;
 		}
-		/* A panic or "done" starts a grace period, then we end it. */
-		if (!grace_end && (c.gl.event == GUESTLOG_PANIC || c.done))
-			grace_end = t + (c.done ? VM_DONE_GRACE_MS :
-					 VM_PANIC_GRACE_MS) / 1000.0;
+		/*
+		 * A guest that is done waits for us to end it (workloads/
+		 * init.c says why): everything it had to say is here.  A
+		 * panic starts a grace period for the rest of its trace.
+		 */
+		if (c.done)
+			break;
+		if (!grace_end && c.gl.event == GUESTLOG_PANIC)
+			grace_end = t + VM_PANIC_GRACE_MS / 1000.0;
 		if (grace_end && t >= grace_end)
 			break;
 		if (t >= next_state) {

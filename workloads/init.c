@@ -8,8 +8,15 @@
  * Two modes, chosen by the process id:
  *
  *   guest  (PID 1): mounts proc, sys and devtmpfs, applies the plan's THP
- *          mode and swap, and powers off with reboot(RB_POWER_OFF) at the
- *          end, whatever happened (an init that exits panics the kernel).
+ *          mode and swap; after the END line it waits for the host to end
+ *          the guest, and powers off with reboot(RB_POWER_OFF) only when
+ *          its console says no host is there (an init that exits panics
+ *          the kernel).  It does not power off at once: a domain that
+ *          ends takes down with it what its console still had in flight
+ *          (libvirtd drops what the pty holds, the last kilobytes at
+ *          times), and instruction time (-icount sleep=off) jumps over
+ *          any wait the guest could time, so only the host can tell when
+ *          its copy is complete: it ends the domain once it reads END.
  *   hosted (any other PID; tests, kregress bench --native): mounts nothing
  *          unless KREGRESS_INIT_MOUNT=1, never powers off (exits 0 if every
  *          run succeeded, else 1), sets no swap, and writes the THP mode only
@@ -566,6 +573,14 @@ static void finish(void)
 	sync();
 	if (!guest)
 		exit(failed);
+	/* The host ends the domain once it has read END (see the top of the
+	 * file); a console that reads end-of-file has no host behind it. */
+	for (;;) {
+		ssize_t got = read(0, frame_buf, sizeof(frame_buf));
+
+		if (got == 0 || (got < 0 && errno != EINTR))
+			break;
+	}
 	reboot(RB_POWER_OFF);
 	/* Only reached if power-off failed: never exit as PID 1. */
 	for (;;)

@@ -132,14 +132,16 @@ check "invalid nonce refused" test $? = 1
 
 # Guest mode: init as PID 1 of a new PID namespace.  There reboot(2)
 # cannot power the host off; the kernel ends the namespace instead, killing
-# its init with SIGINT for RB_POWER_OFF (unshare then exits 128 + 2).  THP
+# its init with SIGINT for RB_POWER_OFF (unshare then exits 128 + 2).
+# After END it waits for the host to end it, until its console (stdin,
+# here /dev/null) reads end-of-file.  THP
 # goes to the stand-in sysfs (KREGRESS_INIT_SYSFS is honoured in both
 # modes) and the plan sets no swap, so the host is not touched.
 printf 'kregress-plan 1\nthp always\nrun page-zero-check --checks 10 --iterations 1 --warmup 0\n' \
 	>"$tmp/pid1.plan"
 KREGRESS_NONCE=pid1 KREGRESS_BIN_DIR="$W" KREGRESS_INIT_SYSFS="$tmp/sys" \
 	unshare -p -m --fork --mount-proc "$W/init" "$tmp/pid1.plan" \
-	>"$tmp/out" 2>"$tmp/err"
+	</dev/null >"$tmp/out" 2>"$tmp/err"
 rc=$?
 check "PID 1: powers off at the end (namespace ended by SIGINT, rc 130)" \
 	test $rc = 130
@@ -150,6 +152,16 @@ assert [r["metric"] for r in recs[1:]] == ["word_check", "byte_check"], recs
 '
 check "PID 1: THP mode applied" \
 	grep -qx always "$tmp/sys/kernel/mm/transparent_hugepage/enabled"
+# While its console is open it waits after END (the host ends the guest
+# once it has read everything): here a pipe whose writer stays 2 s.
+t0=$(date +%s%N)
+(sleep 2) | KREGRESS_NONCE=pid1 KREGRESS_BIN_DIR="$W" \
+	KREGRESS_INIT_SYSFS="$tmp/sys" unshare -p -m --fork --mount-proc \
+	"$W/init" "$tmp/pid1.plan" >"$tmp/out2" 2>/dev/null
+rc=$? ms=$((($(date +%s%N) - t0) / 1000000))
+check "PID 1: waits after END while its console is open (${ms} ms, rc $rc)" \
+	bash -c "test $rc = 130 && test $ms -ge 1900 &&
+		grep -q '^KREGRESS 1 pid1 END ' '$tmp/out2'"
 
 # A workload's stderr is copied by init (the console's only writer).
 printf '#!/bin/sh\necho "diag line" >&2\necho "{\\"type\\":\\"sample\\",\\"value\\":1}"\n' \
