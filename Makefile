@@ -150,10 +150,13 @@ BENCHMARKS = $(BENCH_BIN)
 #   clock-calibration.py: x86_64, one `kregress calibrate` round of the
 #     shipped plan in instruction time at calibrate's minimum (2 boots a
 #     side: 4 guests, the most any smoke run boots), then the replay;
-#     plain TCG and arm64 are left out.
+#     plain TCG and arm64 are left out;
+#   boot-phases.py: x86_64 in instruction time, one bare boot and one
+#     boot of the shipped plan; the run lines alone, plain TCG and arm64
+#     are left out.
 BENCH_SMOKE = $(BENCH_BIN) $(addprefix $(CURDIR)/tests/bench/, \
 	      dashboard-bench.sh workload-cv.py submit-to-verdict.py \
-	      clock-calibration.py)
+	      clock-calibration.py boot-phases.py)
 # Extra targets fragments add to "make all".
 ALL_EXTRA =
 

@@ -89,8 +89,8 @@ def plain(arch, kernel, initrd):
         console = "console=ttyAMA0"
     else:
         cmd = ["qemu-system-x86_64", "-M", "pc"]
-        console = "console=ttyS0 tsc=reliable"
-    append = "%s panic=-1 %s kregress.nonce=%s" % (console, plan_cmdline(),
+        console = "console=ttyS0 tsc=reliable nolapic_timer"
+    append = "%s panic=1 %s kregress.nonce=%s" % (console, plan_cmdline(),
                                                    nonce)
     cmd += ["-accel", "tcg", "-m", "256", "-smp", "1", "-nodefaults",
             "-no-user-config", "-display", "none", "-no-reboot",
