@@ -37,7 +37,7 @@
 #include "escape.h"
 #include "log.h"
 #include "net.h"
-#include "pct.h"
+#include "numfmt.h"
 #include "strbuf.h"
 
 #define DEFAULT_CONFIG	"/etc/kregress/config.json"
@@ -905,8 +905,8 @@ out:
 }
 
 enum fmt {
-	FMT_VALUE,	/* 5 significant digits */
-	FMT_PCT,	/* signed percentage: pct_format() */
+	FMT_VALUE,	/* a measured value: numfmt_value() */
+	FMT_PCT,	/* signed percentage: numfmt_pct() */
 	FMT_P,		/* 3 significant digits */
 };
 
@@ -920,11 +920,11 @@ static void fmt_num(json_t *c, const char *key, enum fmt fmt, char *buf,
 	if (!json_is_number(v))
 		snprintf(buf, size, "-");
 	else if (fmt == FMT_PCT)
-		pct_format(d, buf, size);
+		numfmt_pct(d, buf, size);
 	else if (fmt == FMT_P)
 		snprintf(buf, size, "%.3g", d);
 	else
-		snprintf(buf, size, "%.5g", d);
+		numfmt_value(d, buf, size);
 }
 
 /*
@@ -1027,8 +1027,9 @@ static void print_layout(json_t *c)
 
 static void print_comparison(json_t *c, double min_threshold)
 {
-	char name[80], n[24], base[16], new[16], chg[16], lo[16], hi[16];
-	char ci[40], p[16], padj[16], pholm[16];
+	char name[80], n[24], base[NUMFMT_BUF], new[NUMFMT_BUF];
+	char chg[NUMFMT_BUF], lo[NUMFMT_BUF], hi[NUMFMT_BUF];
+	char ci[2 * NUMFMT_BUF + 4], p[16], padj[16], pholm[16];
 	json_t *params = json_object_get(c, "params");
 	char *ptext = NULL;
 

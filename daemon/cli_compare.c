@@ -33,7 +33,7 @@
 #include "cli.h"
 #include "cli_compare.h"
 #include "log.h"
-#include "pct.h"
+#include "numfmt.h"
 #include "stats.h"
 #include "strbuf.h"
 
@@ -415,10 +415,19 @@ static double look_alpha(double alpha, size_t budget, size_t step, size_t n)
 	return stats_seq_look(&seq, n);
 }
 
+/* A ratio as the change in percent it is, in one of the caller's bufs. */
+static const char *ratio_pct(double ratio, char buf[NUMFMT_BUF])
+{
+	numfmt_pct((ratio - 1) * 100, buf, NUMFMT_BUF);
+	return buf;
+}
+
 /* The cross-checks of one metric, for the line under it. */
 static void print_checks(const struct analyze_metric *m)
 {
 	const struct stats_result *r = &m->r;
+	char a[NUMFMT_BUF], b[NUMFMT_BUF], c[NUMFMT_BUF];
+	char d[NUMFMT_BUF], e[NUMFMT_BUF];
 	const char *sep = " ";
 
 	if (!(r->have_welch && isfinite(r->welch.ratio)) && !r->have_boot)
@@ -426,23 +435,25 @@ static void print_checks(const struct analyze_metric *m)
 	printf("    cross-checks, not in the verdict:");
 	if (r->have_welch && isfinite(r->welch.ratio)) {
 		if (!strcmp(r->test, "mann-whitney"))
-			printf(" Welch on %s %+.1f%% [%+.1f%%, %+.1f%%] p %.3g",
+			printf(" Welch on %s %s [%s, %s] p %.3g",
 			       r->hl_log ? "logs" : "means",
-			       (r->welch.ratio - 1) * 100,
-			       (r->welch.lo - 1) * 100,
-			       (r->welch.hi - 1) * 100, r->welch.p);
+			       ratio_pct(r->welch.ratio, a),
+			       ratio_pct(r->welch.lo, b),
+			       ratio_pct(r->welch.hi, c), r->welch.p);
 		else
-			printf(" ratio CI by the delta method [%+.1f%%, "
-			       "%+.1f%%]", (r->welch.lo - 1) * 100,
-			       (r->welch.hi - 1) * 100);
+			printf(" ratio CI by the delta method [%s, %s]",
+			       ratio_pct(r->welch.lo, a),
+			       ratio_pct(r->welch.hi, b));
 		sep = "; ";
 	}
 	if (r->have_boot)
-		printf("%sbootstrap ratio of medians %+.1f%%: percentile "
-		       "[%+.1f%%, %+.1f%%], BCa [%+.1f%%, %+.1f%%] (%d "
-		       "resamples, seed %lu)", sep, (r->boot.ratio - 1) * 100,
-		       (r->boot.lo_pct - 1) * 100, (r->boot.hi_pct - 1) * 100,
-		       (r->boot.lo_bca - 1) * 100, (r->boot.hi_bca - 1) * 100,
+		printf("%sbootstrap ratio of medians %s: percentile [%s, %s], "
+		       "BCa [%s, %s] (%d resamples, seed %lu)", sep,
+		       ratio_pct(r->boot.ratio, a),
+		       ratio_pct(r->boot.lo_pct, b),
+		       ratio_pct(r->boot.hi_pct, c),
+		       ratio_pct(r->boot.lo_bca, d),
+		       ratio_pct(r->boot.hi_bca, e),
 		       r->boot.resamples, r->boot.seed);
 	printf("\n");
 }
@@ -462,16 +473,19 @@ static void print_table(const struct analyze_set *s,
 		const struct analyze_metric *m = &s->m[i];
 		const struct stats_result *r = &m->r;
 		struct look l = look_of(m, budget);
-		char name[2 * COMPARE_MAX_NAME + 2], n[24], ch[16];
-		char lo[16], hi[16], ci[40];
+		char name[2 * COMPARE_MAX_NAME + 2], n[24], ch[NUMFMT_BUF];
+		char lo[NUMFMT_BUF], hi[NUMFMT_BUF], ci[2 * NUMFMT_BUF + 4];
+		char base[NUMFMT_BUF], new[NUMFMT_BUF];
 		char p[16] = "-", ph[16] = "-";
 
 		snprintf(name, sizeof(name), "%s%s%s", m->workload,
 			 *m->workload ? "/" : "", m->metric);
 		snprintf(n, sizeof(n), "%zu/%zu", r->n_base, r->n_new);
-		pct_format(r->change * 100, ch, sizeof(ch));
-		pct_format(r->ci_lo * 100, lo, sizeof(lo));
-		pct_format(r->ci_hi * 100, hi, sizeof(hi));
+		numfmt_value(r->center_base, base, sizeof(base));
+		numfmt_value(r->center_new, new, sizeof(new));
+		numfmt_pct(r->change * 100, ch, sizeof(ch));
+		numfmt_pct(r->ci_lo * 100, lo, sizeof(lo));
+		numfmt_pct(r->ci_hi * 100, hi, sizeof(hi));
 		if (isfinite(r->ci_lo))
 			snprintf(ci, sizeof(ci), "[%s, %s]", lo, hi);
 		else
@@ -480,8 +494,8 @@ static void print_table(const struct analyze_set *s,
 			snprintf(p, sizeof(p), "%.3g", r->p);
 		if (isfinite(m->p_holm))
 			snprintf(ph, sizeof(ph), "%.3g", m->p_holm);
-		printf("%-28s %9s %12.6g %12.6g %9s %19s %9s %9s  %s%s%s\n",
-		       name, n, r->center_base, r->center_new, ch, ci, p, ph,
+		printf("%-28s %9s %12s %12s %9s %19s %9s %9s  %s%s%s\n",
+		       name, n, base, new, ch, ci, p, ph,
 		       stats_verdict_str(r->verdict),
 		       r->flags & STATS_FLAG_NOISY ? " noisy" : "",
 		       r->flags & STATS_FLAG_SUSPICIOUS ? " suspicious" : "");

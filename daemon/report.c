@@ -20,7 +20,7 @@
 #include "escape.h"
 #include "layout.h"
 #include "log.h"
-#include "pct.h"
+#include "numfmt.h"
 #include "report.h"
 #include "sha256.h"
 
@@ -352,35 +352,17 @@ static void verbatim(struct strbuf *out, const char *indent,
 	strbuf_release(&line);
 }
 
-static void fmt_value(double v, char *buf, size_t size)
-{
-	double a = fabs(v);
-
-	if (!isfinite(v))
-		snprintf(buf, size, "-");
-	else if (a >= 1000 || v == 0)
-		snprintf(buf, size, "%.0f", v);
-	else if (a >= 100)
-		snprintf(buf, size, "%.1f", v);
-	else if (a >= 10)
-		snprintf(buf, size, "%.2f", v);
-	else if (a >= 1)
-		snprintf(buf, size, "%.3f", v);
-	else
-		snprintf(buf, size, "%.3g", v);
-}
-
 static void fmt_ci(const struct report_comparison *c, char *buf,
 		   size_t size)
 {
-	char lo[20], hi[20];
+	char lo[NUMFMT_BUF], hi[NUMFMT_BUF];
 
 	if (!isfinite(c->ci_low_pct) || !isfinite(c->ci_high_pct)) {
 		snprintf(buf, size, "-");
 		return;
 	}
-	pct_format(c->ci_low_pct, lo, sizeof(lo));
-	pct_format(c->ci_high_pct, hi, sizeof(hi));
+	numfmt_pct(c->ci_low_pct, lo, sizeof(lo));
+	numfmt_pct(c->ci_high_pct, hi, sizeof(hi));
 	snprintf(buf, size, "[%s, %s]", lo, hi);
 }
 
@@ -466,7 +448,8 @@ static void table(const struct report_comparison *const *rows, size_t n,
 		const struct report_comparison *c = rows[i];
 		struct strbuf name = STRBUF_INIT, verdict = STRBUF_INIT;
 		struct strbuf params = STRBUF_INIT;
-		char b[24], p[24], ch[24], ci[64], pv[24], ph[24], nb[24];
+		char b[NUMFMT_BUF], p[NUMFMT_BUF], ch[NUMFMT_BUF], ci[64];
+		char pv[24], ph[24], nb[24];
 
 		strbuf_addstr(&name, "  ");
 		metric_name(c, &name);
@@ -490,9 +473,9 @@ static void table(const struct report_comparison *const *rows, size_t n,
 		params_text(c->params, &params);
 		if (params.len)
 			wrap(out, "    ", "    ", params.buf);
-		fmt_value(c->median_base, b, sizeof(b));
-		fmt_value(c->median_new, p, sizeof(p));
-		pct_format(c->change_pct, ch, sizeof(ch));
+		numfmt_value(c->median_base, b, sizeof(b));
+		numfmt_value(c->median_new, p, sizeof(p));
+		numfmt_pct(c->change_pct, ch, sizeof(ch));
 		fmt_ci(c, ci, sizeof(ci));
 		fmt_p(c->p, pv, sizeof(pv));
 		fmt_p(c->p_holm, ph, sizeof(ph));
@@ -612,9 +595,9 @@ static void label(const struct report_series *s,
 static void finding(const struct report_series *s,
 		    const struct report_comparison *c, struct strbuf *out)
 {
-	char ch[24], ci[64], level[16];
+	char ch[NUMFMT_BUF], ci[64], level[16];
 
-	pct_format(c->change_pct, ch, sizeof(ch));
+	numfmt_pct(c->change_pct, ch, sizeof(ch));
 	fmt_ci(c, ci, sizeof(ci));
 	fmt_level(c->ci_level, level, sizeof(level));
 	label(s, c, out);
@@ -651,12 +634,12 @@ static void lead_significant(const struct report_series *s,
 	const struct report_comparison *h = headline(s, rs, sign);
 	const struct report_run *r = run_of(s, h->run_id);
 	struct strbuf line = STRBUF_INIT;
-	char ch[24];
+	char ch[NUMFMT_BUF];
 	size_t i, n = 0;
 
 	for (i = 0; i < s->ncmp; i++)
 		n += significant(&s->cmp[i], rs) == sign;
-	pct_format(h->change_pct, ch, sizeof(ch));
+	numfmt_pct(h->change_pct, ch, sizeof(ch));
 	strbuf_addf(&line, "%s: ", sign > 0 ? "Regression" : "Improvement");
 	metric_name(h, &line);
 	strbuf_addf(&line, " %s on %s", ch, h->arch);
@@ -1087,7 +1070,7 @@ static void since_previous(const struct report_series *s,
 	for (i = 0; i < s->ncmp; i++) {
 		const struct report_comparison *c = &s->cmp[i], *o = NULL;
 		struct strbuf line = STRBUF_INIT;
-		char a[24], b[24];
+		char a[NUMFMT_BUF], b[NUMFMT_BUF];
 
 		if (!primary(s, c))
 			continue;
@@ -1101,10 +1084,10 @@ static void since_previous(const struct report_series *s,
 			same++;
 			continue;
 		}
-		pct_format(c->change_pct, b, sizeof(b));
+		numfmt_pct(c->change_pct, b, sizeof(b));
 		label(s, c, &line);
 		if (o) {
-			pct_format(o->change_pct, a, sizeof(a));
+			numfmt_pct(o->change_pct, a, sizeof(a));
 			strbuf_addf(&line, ": %s %s -> %s %s", shown_verdict(o),
 				    a, shown_verdict(c), b);
 		} else {
@@ -1270,7 +1253,7 @@ static void layout_control(const struct report_series *s,
 {
 	struct strbuf line = STRBUF_INIT;
 	const struct report_comparison *said = NULL;	/* the last reason */
-	char ch[24], lo[24], hi[24];
+	char ch[NUMFMT_BUF], lo[NUMFMT_BUF], hi[NUMFMT_BUF];
 	size_t i;
 	int head = 0;
 
@@ -1297,14 +1280,14 @@ static void layout_control(const struct report_series *s,
 		label(s, c, &line);
 		strbuf_addf(&line, ": %s", c->layout);
 		if (c->layout_verdict) {
-			pct_format(c->layout_change_pct, ch, sizeof(ch));
-			pct_format(c->layout_ci_low_pct, lo, sizeof(lo));
-			pct_format(c->layout_ci_high_pct, hi, sizeof(hi));
+			numfmt_pct(c->layout_change_pct, ch, sizeof(ch));
+			numfmt_pct(c->layout_ci_low_pct, lo, sizeof(lo));
+			numfmt_pct(c->layout_ci_high_pct, hi, sizeof(hi));
 			strbuf_addf(&line, ": aligned %s %s [%s, %s]",
 				    c->layout_verdict, ch, lo, hi);
 		}
 		if (c->verdict_as_built) {
-			pct_format(c->change_pct, ch, sizeof(ch));
+			numfmt_pct(c->change_pct, ch, sizeof(ch));
 			strbuf_addf(&line, ", as built %s %s: the change comes "
 				    "from where the patch moved code, not "
 				    "from what it does", c->verdict_as_built,

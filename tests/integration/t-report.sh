@@ -162,7 +162,7 @@ body "$m" >"$tmp/body"
 is "$(head -1 "$tmp/body")" \
 	"Regression: mremap/move_pud +812.5% on x86_64, host local, and 1 more" \
 	"the first line: metric, change, arch and host"
-grep -q '^     16.90      154.2   +812.5%  \[+790.1%, +830.4%\]    0.00016  0.0031   8/8$' "$tmp/body"
+grep -q '^      16.9    154.212   +812.5%  \[+790.1%, +830.4%\]    0.00016  0.0031   8/8$' "$tmp/body"
 ok $? "the table's row for the regression"
 grep -q '^  Reported-by: kregress <bot@kregress.test>$' "$tmp/body" &&
 	grep -q "^  Closes: http://kregress.test/series/$r1$" "$tmp/body"

@@ -213,6 +213,8 @@ for w, m, params, side, boot, v in con.execute(
         .setdefault(boot, []).append(v)
 lines = open(sys.argv[2]).read().splitlines()
 checked = 0
+def value(v):   # numfmt.h's numfmt_value()
+    return "%.0f" % v if 1e6 <= abs(v) < 1e15 else "%.6g" % v
 for i, l in enumerate(lines):
     f = l.split()
     if len(f) < 12 or "/" not in f[0] or f[1] != "8/8":
@@ -224,8 +226,8 @@ for i, l in enumerate(lines):
            k[1].replace(" ", "") == params.replace(" ", "")][0]
     med = {s: [statistics.median(v) for v in rows[key][s].values()]
            for s in ("base", "patched")}
-    assert f[2] == "%.5g" % statistics.median(med["base"]), (l, med)
-    assert f[3] == "%.5g" % statistics.median(med["patched"]), (l, med)
+    assert f[2] == value(statistics.median(med["base"])), (l, med)
+    assert f[3] == value(statistics.median(med["patched"])), (l, med)
     hl = statistics.median(y / x for x in med["base"]
                            for y in med["patched"]) - 1
     assert f[4] == "%+.1f%%" % (hl * 100), (l, hl)

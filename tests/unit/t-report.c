@@ -231,7 +231,7 @@ static void test_regression_mail(void)
 	   && strstr(m.body.buf, "arm64 on host arm (kvm, real time)"),
 	   "each run says its clock: instruction time or real time");
 	ok(strstr(m.body.buf, "  mremap/move_pud (us)      ") &&
-	   strstr(m.body.buf, "     16.90      154.2   +812.5%  "
+	   strstr(m.body.buf, "      16.9    154.212   +812.5%  "
 		  "[+790.1%, +830.4%]    0.00016  0.0031   8/8\n"),
 	   "the table row: medians, change, CI, p, p Holm, boots");
 	ok(strstr(m.body.buf, "BASE    PATCHED HL CHANGE  95% CI") != NULL,

@@ -96,7 +96,7 @@ export function tick(v) {
 
 // A change in percent: two decimals under 10%, one above, and two
 // significant digits where two decimals would show a change that is not
-// zero as 0.00 (pct.c's rule for the CLI and the mails).
+// zero as 0.00 (numfmt.c's rule for the CLI and the mails).
 export function pct(v) {
 	if (v === null || v === undefined || !isFinite(v))
 		return '—';
