@@ -73,14 +73,18 @@ export function relative(sec) {
 	return s >= 0 ? '(' + t + ' ago)' : '(in ' + t + ')';
 }
 
+// A measured value: six significant digits, whole where that would need
+// an exponent (numfmt.c's rule for the CLI and the mails), grouped.
 export function num(v) {
 	if (v === null || v === undefined || !isFinite(v))
 		return '—';
 	const a = Math.abs(v);
-	if (a !== 0 && (a >= 1e6 || a < 1e-3))
-		return v.toExponential(3);
-	return Number(v.toPrecision(5)).toLocaleString('en-US',
-		{ maximumFractionDigits: 3 });
+	if (a >= 1e15 || (a !== 0 && a < 1e-4))
+		return v.toExponential(5).replace(/\.?0+e/, 'e');
+	if (a >= 1e6)
+		return Math.round(v).toLocaleString('en-US');
+	return Number(v.toPrecision(6)).toLocaleString('en-US',
+		{ maximumFractionDigits: 10 });
 }
 
 // An axis tick: five significant digits with an SI suffix.
