@@ -263,15 +263,19 @@ def measure(a, db, port, env, path):
         med = ms[len(ms) // 2] / 1000 if ms else 0
         thr = db.execute(
             "SELECT printf('%.3g..%.3g', min(threshold_pct), "
-            "max(threshold_pct)), count(DISTINCT calibration_id) FROM "
-            "comparison WHERE run_id = ? AND is_primary", (rid,)).fetchone()
+            "max(threshold_pct)), count(DISTINCT calibration_id), count(*) "
+            "FROM comparison WHERE run_id = ? AND is_primary",
+            (rid,)).fetchone()
         print("run %d %-7s %s %s %s time: %s after %d rounds; boots base "
-              "%d, patched %d; median boot %.1f s; primary thresholds %s%% "
-              "(%s)" % (
+              "%d, patched %d; median boot %.1f s" % (
                   rid, arch, layout, accel, clock, st, rounds,
-                  per.get("base", 0),
-                  per.get("patched", 0), med, thr[0],
-                  "calibrated" if thr[1] else "configured"))
+                  per.get("base", 0), per.get("patched", 0), med), end="")
+        if not thr[2]:
+            # An aligned run's findings are the layout lines below.
+            print("; no comparisons of its own")
+            continue
+        print("; primary thresholds %s%% (%s)" % (
+            thr[0], "calibrated" if thr[1] else "configured"))
         print("  primary verdicts: %s" % ", ".join(
             "%d %s" % (n, v) for v, n in db.execute(
                 "SELECT verdict, count(*) FROM comparison WHERE run_id = ? "
