@@ -126,7 +126,7 @@ grep -q "layout control (aligned run [0-9]*): confirmed: aligned regression" \
 	"$tmp/results" && grep -q "aligned kernels (layout control): run" \
 	"$tmp/results"
 ok $? "kregress results shows the aligned run and the confirmation"
-grep -E '^ +\* thp-fault/pass |layout control' "$tmp/results" | head -4 |
+sed -n '/^ *\* thp-fault\/pass .* regression /,+2p' "$tmp/results" |
 	sed 's/^/#   /'
 m=$(sql "SELECT path FROM notification WHERE series_id = ${id:-0} AND
 	role = 'public'")
