@@ -580,7 +580,53 @@ struct console {
 				 * stopped: it destroys the domain itself */
 	double t_resume, t_first, t_done;
 	struct guestlog gl;
+	int refs;		/* vm_boot()'s, and the lifecycle callback's
+				 * while libvirt holds it */
 };
+
+/*
+ * On the heap, not vm_boot()'s stack: libvirt drops its lock while it
+ * runs an event callback, so the callback may still be running, or about
+ * to, when virConnectDomainEventDeregisterAny() returns.  libvirt calls
+ * lifecycle_release() once it is done with the callback; the console is
+ * freed by whichever of the two lets go last.
+ */
+static struct console *console_new(const struct vm_boot_spec *spec)
+{
+	struct console *c = xcalloc(1, sizeof(*c));
+
+	c->fd = -1;
+	c->t_first = c->t_done = -1;
+	c->spec = spec;
+	c->cap = spec->console_cap ? spec->console_cap : (4u << 20);
+	guestlog_init(&c->gl);
+	guestlog_set_end(&c->gl, spec->end_marker);
+	pthread_mutex_init(&c->lock, NULL);
+	pthread_cond_init(&c->cond, NULL);
+	c->refs = 1;
+	return c;
+}
+
+static void console_get(struct console *c)
+{
+	pthread_mutex_lock(&c->lock);
+	c->refs++;
+	pthread_mutex_unlock(&c->lock);
+}
+
+static void console_put(struct console *c)
+{
+	int last;
+
+	pthread_mutex_lock(&c->lock);
+	last = --c->refs == 0;
+	pthread_mutex_unlock(&c->lock);
+	if (!last)
+		return;
+	pthread_cond_destroy(&c->cond);
+	pthread_mutex_destroy(&c->lock);
+	free(c);
+}
 
 /*
  * Lifecycle events of the domain, on the event loop thread.  A guest that
@@ -602,6 +648,12 @@ static int lifecycle_event(virConnectPtr conn, virDomainPtr dom, int event,
 	pthread_cond_signal(&c->cond);
 	pthread_mutex_unlock(&c->lock);
 	return 0;
+}
+
+/* libvirt's free callback of lifecycle_event()'s opaque. */
+static void lifecycle_release(void *opaque)
+{
+	console_put(opaque);
 }
 
 static void *console_thread(void *arg)
@@ -713,7 +765,7 @@ static void result_error(struct vm_result *res, const char *fmt, ...)
 int vm_boot(struct vm_host *h, const struct vm_boot_spec *spec,
 	    struct vm_result *res)
 {
-	struct console c;
+	struct console *c = console_new(spec);
 	struct strbuf xml = STRBUF_INIT;
 	char *kpath = NULL, *ipath = NULL;
 	virDomainPtr dom = NULL;
@@ -725,15 +777,6 @@ int vm_boot(struct vm_host *h, const struct vm_boot_spec *spec,
 
 	memset(res, 0, sizeof(*res));
 	res->first_output_s = res->done_s = -1;
-	memset(&c, 0, sizeof(c));
-	c.fd = -1;
-	c.t_first = c.t_done = -1;
-	c.spec = spec;
-	c.cap = spec->console_cap ? spec->console_cap : (4u << 20);
-	guestlog_init(&c.gl);
-	guestlog_set_end(&c.gl, spec->end_marker);
-	pthread_mutex_init(&c.lock, NULL);
-	pthread_cond_init(&c.cond, NULL);
 
 	if (!spec->kernel || !spec->console_log || !spec->arch) {
 		result_error(res, "boot: kernel, arch and console log are "
@@ -778,9 +821,9 @@ int vm_boot(struct vm_host *h, const struct vm_boot_spec *spec,
 			goto out;
 		}
 	}
-	c.fd = open(spec->console_log,
-		    O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (c.fd < 0) {
+	c->fd = open(spec->console_log,
+		     O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (c->fd < 0) {
 		result_error(res, "%s: %s", spec->console_log,
 			     strerror(errno));
 		goto out;
@@ -797,37 +840,41 @@ int vm_boot(struct vm_host *h, const struct vm_boot_spec *spec,
 		goto out;
 	}
 	/* Without events, teardown waits for libvirtd (slower, same result). */
+	console_get(c);
 	event_id = virConnectDomainEventRegisterAny(h->conn, dom,
 			VIR_DOMAIN_EVENT_ID_LIFECYCLE,
-			VIR_DOMAIN_EVENT_CALLBACK(lifecycle_event), &c, NULL);
-	c.st = virStreamNew(h->conn, 0);
-	if (!c.st || virDomainOpenConsole(dom, NULL, c.st,
+			VIR_DOMAIN_EVENT_CALLBACK(lifecycle_event), c,
+			lifecycle_release);
+	if (event_id < 0)	/* libvirt keeps no reference then */
+		console_put(c);
+	c->st = virStreamNew(h->conn, 0);
+	if (!c->st || virDomainOpenConsole(dom, NULL, c->st,
 					  VIR_DOMAIN_CONSOLE_FORCE) < 0) {
 		result_error(res, "%s: console of %s: %s", h->uri,
 			     res->domain, virt_error());
 		goto out;
 	}
 	/* Set before the console thread reads it; the guest is paused. */
-	c.t_resume = now_s();
-	if (pthread_create(&tid, NULL, console_thread, &c)) {
+	c->t_resume = now_s();
+	if (pthread_create(&tid, NULL, console_thread, c)) {
 		result_error(res, "boot: cannot start the console thread");
 		goto out;
 	}
 	have_thread = 1;
-	res->create_s = c.t_resume - t0;
+	res->create_s = c->t_resume - t0;
 	if (virDomainResume(dom) < 0) {
 		result_error(res, "%s: resume %s: %s", h->uri, res->domain,
 			     virt_error());
 		goto out;
 	}
-	deadline = c.t_resume + timeout_s;
-	next_state = c.t_resume + VM_STATE_POLL_MS / 1000.0;
+	deadline = c->t_resume + timeout_s;
+	next_state = c->t_resume + VM_STATE_POLL_MS / 1000.0;
 
-	pthread_mutex_lock(&c.lock);
+	pthread_mutex_lock(&c->lock);
 	for (;;) {
 		double t = now_s();
 
-		if (c.ended)
+		if (c->ended)
 			break;
 		if (t >= deadline) {
 			timed_out = 1;
@@ -838,39 +885,39 @@ int vm_boot(struct vm_host *h, const struct vm_boot_spec *spec,
 		 * init.c says why): everything it had to say is here.  A
 		 * panic starts a grace period for the rest of its trace.
 		 */
-		if (c.done)
+		if (c->done)
 			break;
-		if (!grace_end && c.gl.event == GUESTLOG_PANIC)
+		if (!grace_end && c->gl.event == GUESTLOG_PANIC)
 			grace_end = t + VM_PANIC_GRACE_MS / 1000.0;
 		if (grace_end && t >= grace_end)
 			break;
 		if (t >= next_state) {
-			pthread_mutex_unlock(&c.lock);
+			pthread_mutex_unlock(&c->lock);
 			alive = domain_alive(dom, &reason);
-			pthread_mutex_lock(&c.lock);
+			pthread_mutex_lock(&c->lock);
 			next_state = t + VM_STATE_POLL_MS / 1000.0;
 			if (alive != 1)
 				break;
 		}
-		wait_ms(&c, VM_POLL_MS);
+		wait_ms(c, VM_POLL_MS);
 	}
-	res->run_s = now_s() - c.t_resume;
+	res->run_s = now_s() - c->t_resume;
 	t_end = now_s();
 	/*
 	 * The console's EOF may overtake libvirt's shutdown event; a guest
 	 * that is done and gone is worth a short wait for it.
 	 */
-	while (event_id >= 0 && c.done && c.ended && !c.going &&
+	while (event_id >= 0 && c->done && c->ended && !c->going &&
 	       now_s() < t_end + VM_EVENT_WAIT_MS / 1000.0)
-		wait_ms(&c, 10);
-	pthread_mutex_unlock(&c.lock);
+		wait_ms(c, 10);
+	pthread_mutex_unlock(&c->lock);
 	if (alive == 2)
 		stopped = 1;
 	ret = 0;
 out:
-	pthread_mutex_lock(&c.lock);
-	going = c.going;
-	pthread_mutex_unlock(&c.lock);
+	pthread_mutex_lock(&c->lock);
+	going = c->going;
+	pthread_mutex_unlock(&c->lock);
 	if (dom) {
 		/*
 		 * Ends the console stream too; harmless if already gone.  A
@@ -887,32 +934,32 @@ out:
 		double until = now_s() + VM_READER_WAIT_MS / 1000.0;
 		int ended;
 
-		pthread_mutex_lock(&c.lock);
-		while (!c.ended && now_s() < until)
-			wait_ms(&c, VM_POLL_MS);
-		ended = c.ended;
-		pthread_mutex_unlock(&c.lock);
+		pthread_mutex_lock(&c->lock);
+		while (!c->ended && now_s() < until)
+			wait_ms(c, VM_POLL_MS);
+		ended = c->ended;
+		pthread_mutex_unlock(&c->lock);
 		if (!ended)
-			virStreamAbort(c.st);
+			virStreamAbort(c->st);
 		pthread_join(tid, NULL);
-	} else if (c.st) {
-		virStreamAbort(c.st);
+	} else if (c->st) {
+		virStreamAbort(c->st);
 	}
-	if (c.st)
-		virStreamFree(c.st);
-	if (c.fd >= 0)
-		close(c.fd);
+	if (c->st)
+		virStreamFree(c->st);
+	if (c->fd >= 0)
+		close(c->fd);
 	if (t_end > 0)
 		res->teardown_s = now_s() - t_end;
-	res->console_bytes = c.written;
-	res->console_truncated = c.truncated;
-	res->reached_init = c.gl.reached_init;
-	if (c.t_first >= 0)
-		res->first_output_s = c.t_first - c.t_resume;
-	if (c.t_done >= 0)
-		res->done_s = c.t_done - c.t_resume;
+	res->console_bytes = c->written;
+	res->console_truncated = c->truncated;
+	res->reached_init = c->gl.reached_init;
+	if (c->t_first >= 0)
+		res->first_output_s = c->t_first - c->t_resume;
+	if (c->t_done >= 0)
+		res->done_s = c->t_done - c->t_resume;
 	if (ret == 0) {
-		switch (c.gl.event) {
+		switch (c->gl.event) {
 		case GUESTLOG_PANIC:
 			res->status = VM_STATUS_PANIC;
 			break;
@@ -926,9 +973,9 @@ out:
 			res->status = VM_STATUS_OK;
 			break;
 		}
-		if (c.gl.event != GUESTLOG_NONE)
+		if (c->gl.event != GUESTLOG_NONE)
 			snprintf(res->reason, sizeof(res->reason), "%s",
-				 c.gl.reason);
+				 c->gl.reason);
 		if (res->status == VM_STATUS_OK && stopped) {
 			res->status = VM_STATUS_STOPPED;
 			snprintf(res->reason, sizeof(res->reason),
@@ -940,14 +987,13 @@ out:
 			res->status = VM_STATUS_TIMEOUT;
 			snprintf(res->reason, sizeof(res->reason),
 				 "no end after %u s: destroyed%s%s", timeout_s,
-				 c.gl.event ? " after: " : "", c.gl.reason);
+				 c->gl.event ? " after: " : "", c->gl.reason);
 		}
 	}
 	free(kpath);
 	free(ipath);
 	strbuf_release(&xml);
-	pthread_cond_destroy(&c.cond);
-	pthread_mutex_destroy(&c.lock);
+	console_put(c);
 	return ret;
 }
 
