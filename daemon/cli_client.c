@@ -377,6 +377,14 @@ static long long num(json_t *obj, const char *key)
 	return json_integer_value(json_object_get(obj, key));
 }
 
+/* A real number; NaN when absent or null. */
+static double real(json_t *obj, const char *key)
+{
+	json_t *v = json_object_get(obj, key);
+
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
 /* An id as the commands take it (what: "series"): a positive integer. */
 static int parse_id(const char *s, const char *what, long long *id)
 {
@@ -914,17 +922,16 @@ enum fmt {
 static void fmt_num(json_t *c, const char *key, enum fmt fmt, char *buf,
 		    size_t size)
 {
-	json_t *v = json_object_get(c, key);
-	double d = json_number_value(v);
+	double d = real(c, key);
 
-	if (!json_is_number(v))
-		snprintf(buf, size, "-");
-	else if (fmt == FMT_PCT)
+	if (fmt == FMT_PCT)
 		numfmt_pct(d, buf, size);
-	else if (fmt == FMT_P)
+	else if (fmt == FMT_VALUE)
+		numfmt_value(d, buf, size);
+	else if (isfinite(d))
 		snprintf(buf, size, "%.3g", d);
 	else
-		numfmt_value(d, buf, size);
+		snprintf(buf, size, "-");
 }
 
 /*
@@ -933,12 +940,10 @@ static void fmt_num(json_t *c, const char *key, enum fmt fmt, char *buf,
  */
 static void print_rules_out(json_t *c)
 {
-	double lo = json_number_value(json_object_get(c, "ci_low_pct"));
-	double hi = json_number_value(json_object_get(c, "ci_high_pct"));
+	double lo = real(c, "ci_low_pct"), hi = real(c, "ci_high_pct");
 	double worse = hi, better = -lo;
 
-	if (!json_is_number(json_object_get(c, "ci_low_pct")) ||
-	    !json_is_number(json_object_get(c, "ci_high_pct")))
+	if (!isfinite(lo) || !isfinite(hi))
 		return;
 	if (!strcmp(str(c, "direction"), "higher")) {
 		worse = -lo;
@@ -999,7 +1004,7 @@ static void print_thresholds(json_t *cmp, long long id, double *min)
  */
 static void print_layout(json_t *c)
 {
-	char chg[16], lo[16], hi[16];
+	char chg[NUMFMT_BUF], ci[NUMFMT_CI_BUF];
 
 	if (!*str(c, "layout")) {
 		if (*str(c, "layout_reason"))
@@ -1013,10 +1018,10 @@ static void print_layout(json_t *c)
 	printf(": %s", str(c, "layout"));
 	if (*str(c, "layout_verdict")) {
 		fmt_num(c, "layout_change_pct", FMT_PCT, chg, sizeof(chg));
-		fmt_num(c, "layout_ci_low_pct", FMT_PCT, lo, sizeof(lo));
-		fmt_num(c, "layout_ci_high_pct", FMT_PCT, hi, sizeof(hi));
-		printf(": aligned %s %s [%s, %s]", str(c, "layout_verdict"),
-		       chg, lo, hi);
+		numfmt_ci(real(c, "layout_ci_low_pct"),
+			  real(c, "layout_ci_high_pct"), ci, sizeof(ci));
+		printf(": aligned %s %s %s", str(c, "layout_verdict"), chg,
+		       ci);
 	}
 	if (*str(c, "verdict_as_built"))
 		printf("; as built %s", str(c, "verdict_as_built"));
@@ -1028,8 +1033,8 @@ static void print_layout(json_t *c)
 static void print_comparison(json_t *c, double min_threshold)
 {
 	char name[80], n[24], base[NUMFMT_BUF], new[NUMFMT_BUF];
-	char chg[NUMFMT_BUF], lo[NUMFMT_BUF], hi[NUMFMT_BUF];
-	char ci[2 * NUMFMT_BUF + 4], p[16], padj[16], pholm[16];
+	char chg[NUMFMT_BUF], ci[NUMFMT_CI_BUF];
+	char p[16], padj[16], pholm[16];
 	json_t *params = json_object_get(c, "params");
 	char *ptext = NULL;
 
@@ -1041,12 +1046,8 @@ static void print_comparison(json_t *c, double min_threshold)
 	fmt_num(c, "median_base", FMT_VALUE, base, sizeof(base));
 	fmt_num(c, "median_new", FMT_VALUE, new, sizeof(new));
 	fmt_num(c, "change_pct", FMT_PCT, chg, sizeof(chg));
-	fmt_num(c, "ci_low_pct", FMT_PCT, lo, sizeof(lo));
-	fmt_num(c, "ci_high_pct", FMT_PCT, hi, sizeof(hi));
-	if (strcmp(lo, "-"))
-		snprintf(ci, sizeof(ci), "[%s, %s]", lo, hi);
-	else
-		snprintf(ci, sizeof(ci), "-");
+	numfmt_ci(real(c, "ci_low_pct"), real(c, "ci_high_pct"), ci,
+		  sizeof(ci));
 	fmt_num(c, "p_value", FMT_P, p, sizeof(p));
 	fmt_num(c, "p_adjusted", FMT_P, padj, sizeof(padj));
 	fmt_num(c, "p_holm", FMT_P, pholm, sizeof(pholm));

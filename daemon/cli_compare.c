@@ -474,8 +474,7 @@ static void print_table(const struct analyze_set *s,
 		const struct stats_result *r = &m->r;
 		struct look l = look_of(m, budget);
 		char name[2 * COMPARE_MAX_NAME + 2], n[24], ch[NUMFMT_BUF];
-		char lo[NUMFMT_BUF], hi[NUMFMT_BUF], ci[2 * NUMFMT_BUF + 4];
-		char base[NUMFMT_BUF], new[NUMFMT_BUF];
+		char ci[NUMFMT_CI_BUF], base[NUMFMT_BUF], new[NUMFMT_BUF];
 		char p[16] = "-", ph[16] = "-";
 
 		snprintf(name, sizeof(name), "%s%s%s", m->workload,
@@ -484,12 +483,7 @@ static void print_table(const struct analyze_set *s,
 		numfmt_value(r->center_base, base, sizeof(base));
 		numfmt_value(r->center_new, new, sizeof(new));
 		numfmt_pct(r->change * 100, ch, sizeof(ch));
-		numfmt_pct(r->ci_lo * 100, lo, sizeof(lo));
-		numfmt_pct(r->ci_hi * 100, hi, sizeof(hi));
-		if (isfinite(r->ci_lo))
-			snprintf(ci, sizeof(ci), "[%s, %s]", lo, hi);
-		else
-			snprintf(ci, sizeof(ci), "-");
+		numfmt_ci(r->ci_lo * 100, r->ci_hi * 100, ci, sizeof(ci));
 		if (isfinite(r->p))
 			snprintf(p, sizeof(p), "%.3g", r->p);
 		if (isfinite(m->p_holm))

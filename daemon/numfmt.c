@@ -32,3 +32,16 @@ void numfmt_value(double v, char *buf, size_t size)
 	else
 		snprintf(buf, size, "%.6g", v);
 }
+
+void numfmt_ci(double lo_pct, double hi_pct, char *buf, size_t size)
+{
+	char lo[NUMFMT_BUF], hi[NUMFMT_BUF];
+
+	if (!isfinite(lo_pct) || !isfinite(hi_pct)) {
+		snprintf(buf, size, "-");
+		return;
+	}
+	numfmt_pct(lo_pct, lo, sizeof(lo));
+	numfmt_pct(hi_pct, hi, sizeof(hi));
+	snprintf(buf, size, "[%s, %s]", lo, hi);
+}

@@ -29,4 +29,13 @@ void numfmt_pct(double pct, char *buf, size_t size);
  */
 void numfmt_value(double v, char *buf, size_t size);
 
+#define NUMFMT_CI_BUF (2 * NUMFMT_BUF + 4)
+
+/*
+ * Writes an interval of changes in percent as "[lo, hi]", each end as
+ * numfmt_pct() writes it; "-" when either end is NaN or an infinity (no
+ * interval).  Pure.
+ */
+void numfmt_ci(double lo_pct, double hi_pct, char *buf, size_t size);
+
 #endif

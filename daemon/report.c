@@ -352,20 +352,6 @@ static void verbatim(struct strbuf *out, const char *indent,
 	strbuf_release(&line);
 }
 
-static void fmt_ci(const struct report_comparison *c, char *buf,
-		   size_t size)
-{
-	char lo[NUMFMT_BUF], hi[NUMFMT_BUF];
-
-	if (!isfinite(c->ci_low_pct) || !isfinite(c->ci_high_pct)) {
-		snprintf(buf, size, "-");
-		return;
-	}
-	numfmt_pct(c->ci_low_pct, lo, sizeof(lo));
-	numfmt_pct(c->ci_high_pct, hi, sizeof(hi));
-	snprintf(buf, size, "[%s, %s]", lo, hi);
-}
-
 static void fmt_p(double p, char *buf, size_t size)
 {
 	if (isfinite(p))
@@ -448,7 +434,8 @@ static void table(const struct report_comparison *const *rows, size_t n,
 		const struct report_comparison *c = rows[i];
 		struct strbuf name = STRBUF_INIT, verdict = STRBUF_INIT;
 		struct strbuf params = STRBUF_INIT;
-		char b[NUMFMT_BUF], p[NUMFMT_BUF], ch[NUMFMT_BUF], ci[64];
+		char b[NUMFMT_BUF], p[NUMFMT_BUF], ch[NUMFMT_BUF];
+		char ci[NUMFMT_CI_BUF];
 		char pv[24], ph[24], nb[24];
 
 		strbuf_addstr(&name, "  ");
@@ -476,7 +463,7 @@ static void table(const struct report_comparison *const *rows, size_t n,
 		numfmt_value(c->median_base, b, sizeof(b));
 		numfmt_value(c->median_new, p, sizeof(p));
 		numfmt_pct(c->change_pct, ch, sizeof(ch));
-		fmt_ci(c, ci, sizeof(ci));
+		numfmt_ci(c->ci_low_pct, c->ci_high_pct, ci, sizeof(ci));
 		fmt_p(c->p, pv, sizeof(pv));
 		fmt_p(c->p_holm, ph, sizeof(ph));
 		snprintf(nb, sizeof(nb), "%lld/%lld", c->n_base, c->n_new);
@@ -595,10 +582,10 @@ static void label(const struct report_series *s,
 static void finding(const struct report_series *s,
 		    const struct report_comparison *c, struct strbuf *out)
 {
-	char ch[NUMFMT_BUF], ci[64], level[16];
+	char ch[NUMFMT_BUF], ci[NUMFMT_CI_BUF], level[16];
 
 	numfmt_pct(c->change_pct, ch, sizeof(ch));
-	fmt_ci(c, ci, sizeof(ci));
+	numfmt_ci(c->ci_low_pct, c->ci_high_pct, ci, sizeof(ci));
 	fmt_level(c->ci_level, level, sizeof(level));
 	label(s, c, out);
 	strbuf_addf(out, ": %s, %s%sCI %s", ch, level, *level ? " " : "",
@@ -1253,7 +1240,7 @@ static void layout_control(const struct report_series *s,
 {
 	struct strbuf line = STRBUF_INIT;
 	const struct report_comparison *said = NULL;	/* the last reason */
-	char ch[NUMFMT_BUF], lo[NUMFMT_BUF], hi[NUMFMT_BUF];
+	char ch[NUMFMT_BUF], ci[NUMFMT_CI_BUF];
 	size_t i;
 	int head = 0;
 
@@ -1281,10 +1268,10 @@ static void layout_control(const struct report_series *s,
 		strbuf_addf(&line, ": %s", c->layout);
 		if (c->layout_verdict) {
 			numfmt_pct(c->layout_change_pct, ch, sizeof(ch));
-			numfmt_pct(c->layout_ci_low_pct, lo, sizeof(lo));
-			numfmt_pct(c->layout_ci_high_pct, hi, sizeof(hi));
-			strbuf_addf(&line, ": aligned %s %s [%s, %s]",
-				    c->layout_verdict, ch, lo, hi);
+			numfmt_ci(c->layout_ci_low_pct, c->layout_ci_high_pct,
+				  ci, sizeof(ci));
+			strbuf_addf(&line, ": aligned %s %s %s",
+				    c->layout_verdict, ch, ci);
 		}
 		if (c->verdict_as_built) {
 			numfmt_pct(c->change_pct, ch, sizeof(ch));

@@ -25,9 +25,17 @@ static void value(double v, const char *want)
 	is_str(buf, want, "value %g is %s", v, want);
 }
 
+static void ci(double lo, double hi, const char *want)
+{
+	char buf[NUMFMT_CI_BUF];
+
+	numfmt_ci(lo, hi, buf, sizeof(buf));
+	is_str(buf, want, "interval %g%%..%g%% is %s", lo, hi, want);
+}
+
 int main(void)
 {
-	char buf[NUMFMT_BUF];
+	char buf[NUMFMT_BUF], cibuf[NUMFMT_CI_BUF];
 
 	pct(20.04, "+20.0%");
 	pct(-3.26, "-3.3%");
@@ -57,7 +65,13 @@ int main(void)
 	value(NAN, "-");
 	value(-INFINITY, "-");
 
-	/* Both fit NUMFMT_BUF whatever the double. */
+	ci(1528.66, 1528.74, "[+1528.7%, +1528.7%]");
+	ci(-0.0213, -0.0081, "[-0.021%, -0.0081%]");
+	ci(-3.26, 0, "[-3.3%, +0.0%]");
+	ci(NAN, 2, "-");
+	ci(-2, INFINITY, "-");
+
+	/* Each fits its buffer whatever the double. */
 	numfmt_pct(-9.99e14, buf, sizeof(buf));
 	ok(strlen(buf) < sizeof(buf) - 1, "largest fixed change fits: %s",
 	   buf);
@@ -65,5 +79,8 @@ int main(void)
 	ok(strlen(buf) < sizeof(buf) - 1, "largest whole value fits: %s", buf);
 	numfmt_value(-1e-300, buf, sizeof(buf));
 	ok(strlen(buf) < sizeof(buf) - 1, "tiniest value fits: %s", buf);
+	numfmt_ci(-2.5e300, -9.99e14, cibuf, sizeof(cibuf));
+	ok(strlen(cibuf) < sizeof(cibuf) - 1, "widest interval fits: %s",
+	   cibuf);
 	return done_testing();
 }
