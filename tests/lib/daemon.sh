@@ -11,6 +11,9 @@
 #                       line is there: $daemon_pid, $daemon_port and
 #                       SRV=http://127.0.0.1:$daemon_port are set.
 #                       Returns 1 when it died or did not get ready.
+#   daemon_gone         true when the daemon died unasked (a crash): the
+#                       first call says so with the end of its log;
+#                       wait_sql and wait_status give up at once then
 #   daemon_stop SIGNAL  signals the daemon, returns its exit status
 #   daemon_term SECONDS  SIGTERM, then its exit status, or 124 (after
 #                       SIGKILL) when it did not stop within SECONDS
@@ -42,6 +45,7 @@ db=$tmp/state/kregress.db
 lore_log=$tmp/lore.log
 lore_pid=
 lore_port=
+daemon_said_gone=
 # how long a daemon may take to get ready or a server to answer
 daemon_wait_s=60
 
@@ -64,6 +68,15 @@ daemon_start() {
 	daemon_port=${line#*, API port }
 	daemon_port=${daemon_port%%,*}
 	SRV=http://127.0.0.1:$daemon_port
+}
+
+daemon_gone() {
+	[ -n "$daemon_pid" ] && ! kill -0 "$daemon_pid" 2>/dev/null ||
+		return 1
+	[ -n "$daemon_said_gone" ] && return 0
+	daemon_said_gone=1
+	echo "# kregressd (pid $daemon_pid) is gone; its log ends:" >&2
+	tail -20 "$daemon_log" | sed 's/^/#   /' >&2
 }
 
 daemon_stop() {
@@ -93,9 +106,10 @@ wait_sql() {
 	for ((i = 0; i < limit; i++)); do
 		got=$(sql "$2")
 		[ "$got" = "$3" ] && return 0
+		daemon_gone && break
 		sleep 0.1
 	done
-	echo "# wait_sql: after $1 s '$2' gives '$got', not '$3'" >&2
+	echo "# wait_sql: after $((i / 10)) s '$2' gives '$got', not '$3'" >&2
 	return 1
 }
 
@@ -108,9 +122,11 @@ wait_status() {
 			echo "$st"
 			return 0 ;;
 		esac
+		daemon_gone && break
 		sleep 0.1
 	done
-	echo "# wait_status: series ${1:-?} is '${st:-missing}' after $2 s" >&2
+	echo "# wait_status: series ${1:-?} is '${st:-missing}' after" \
+		"$((i / 10)) s" >&2
 	echo "${st:-missing}"
 	return 1
 }

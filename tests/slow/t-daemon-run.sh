@@ -105,6 +105,7 @@ boot_running() {
 		b=$(sql "SELECT count(*) FROM boot WHERE series_id = $1
 			 AND status = 'running'")
 		[ "$b" = 1 ] && [ -n "$(domains)" ] && return 0
+		daemon_gone && return 1
 		sleep 0.2
 	done
 	return 1

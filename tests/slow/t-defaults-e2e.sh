@@ -125,6 +125,7 @@ ok $? "the list watcher found the comment-only series in the feed"
 for ((i = 0; i < 3600 * 5; i++)); do
 	final "$pud" && final "$seed" && final "$panic" && final "$broken" &&
 		final "$comment" && break
+	daemon_gone && break
 	sleep 0.2
 done
 for s in "$pud" "$seed" "$panic" "$broken" "$comment"; do
