@@ -55,6 +55,7 @@
 #include "api.h"
 #include "calibrate.h"
 #include "config.h"
+#include "crash.h"
 #include "db.h"
 #include "fs.h"
 #include "hosts.h"
@@ -539,6 +540,7 @@ int main(int argc, char **argv)
 		config_free(config_cur);
 		return 0;
 	}
+	crash_trace_install();
 	ret = run(config_cur);
 	/* A stuck worker may still read them; the process ends anyway. */
 	if (workers_stuck)

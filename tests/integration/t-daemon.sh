@@ -2,8 +2,8 @@
 # t-daemon.sh - the real kregressd on a temporary state directory: config
 # checking, a job running to its end and one failing honestly, kill -9 in
 # the middle of a lease and
-# the restart that recovers it, SIGTERM giving a lease back, SIGHUP, and a
-# database from the future.  Jobs and series are put in with the sqlite3
+# the restart that recovers it, a fatal signal's stack in the log, SIGTERM
+# giving a lease back, SIGHUP, and a database from the future.  Jobs and series are put in with the sqlite3
 # CLI, as another process would.
 set -u
 build=${KREGRESS_BUILD:?}
@@ -137,6 +137,26 @@ is "$(sql "SELECT count(*) FROM job WHERE series_id = $s2")" 1 \
 is "$(sql "SELECT count(*) || ' ' || (SELECT count(*) FROM job) FROM series")" \
 	"3 3" "no series or job lost or duplicated"
 daemon_stop TERM
+
+# --- a fatal signal: the stack in the log, then the default action --------
+# (Under AddressSanitizer its own report takes the place of the daemon's,
+# and its exit status is the test environment's 125: see crash.h.)
+if grep -qa __asan_init "$kd"; then
+	want_rc=125 head='ERROR: AddressSanitizer: SEGV'
+	frame='^    #[0-9]+ 0x[0-9a-f]+ '
+else
+	want_rc=139 head='^kregressd: killed by SIGSEGV; the stack'
+	frame='^[^ ]*kregressd\([^)]*\) ?\[0x[0-9a-f]+\]$'
+fi
+daemon_start
+kill -SEGV "$daemon_pid"
+{ wait "$daemon_pid"; rc=$?; } 2>/dev/null
+daemon_pid=
+is "$rc" "$want_rc" "SIGSEGV ends the daemon (exit status $want_rc)"
+sed -n "/$head/,\$p" "$daemon_log" >"$tmp/crash"
+grep -Eq "$frame" "$tmp/crash"
+ok $? "its log names the signal and gives the stack, frame by frame"
+sed -n '1,4s/^/#   /p' "$tmp/crash"
 
 # --- SIGTERM gives a held lease back --------------------------------------
 # The stage would sleep for an hour: exiting at all is not waiting for it
