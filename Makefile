@@ -209,8 +209,10 @@ TEST_ENV = KREGRESS_BUILD=$(abspath $(BUILD)) KREGRESS_SRC=$(CURDIR) \
 	   KREGRESS_VM_PREFIX=kregress-check-
 # Under the sanitizers a report exits 125, which no test can take for the
 # program's own failure (exit 1 of a panicked boot), with its stack.
+# Frames live on after their function returns so that a write through a
+# stale pointer to one (a library's callback) is caught, not silent.
 ifdef SANITIZE
-TEST_ENV += ASAN_OPTIONS=exitcode=125 \
+TEST_ENV += ASAN_OPTIONS=exitcode=125:detect_stack_use_after_return=1 \
 	    UBSAN_OPTIONS=exitcode=125:print_stacktrace=1
 endif
 PROVE    = $(TEST_ENV) prove --exec $(CURDIR)/tests/run-one

@@ -582,6 +582,7 @@ struct console {
 	struct guestlog gl;
 	int refs;		/* vm_boot()'s, and the lifecycle callback's
 				 * while libvirt holds it */
+	long late_event_ms;	/* test hook: KREGRESS_TEST_LATE_EVENT_MS */
 };
 
 /*
@@ -594,6 +595,7 @@ struct console {
 static struct console *console_new(const struct vm_boot_spec *spec)
 {
 	struct console *c = xcalloc(1, sizeof(*c));
+	const char *late;
 
 	c->fd = -1;
 	c->t_first = c->t_done = -1;
@@ -604,6 +606,8 @@ static struct console *console_new(const struct vm_boot_spec *spec)
 	pthread_mutex_init(&c->lock, NULL);
 	pthread_cond_init(&c->cond, NULL);
 	c->refs = 1;
+	late = getenv("KREGRESS_TEST_LATE_EVENT_MS");
+	c->late_event_ms = late ? strtol(late, NULL, 10) : 0;
 	return c;
 }
 
@@ -640,6 +644,11 @@ static int lifecycle_event(virConnectPtr conn, virDomainPtr dom, int event,
 {
 	struct console *c = opaque;
 
+	/* Test hook: an event still in this callback when vm_boot() is
+	 * past deregistering it (tests/slow/t-runner-ab.sh). */
+	if (c->late_event_ms > 0)
+		nanosleep(&(struct timespec){ c->late_event_ms / 1000,
+				(c->late_event_ms % 1000) * 1000000L }, NULL);
 	if (event != VIR_DOMAIN_EVENT_SHUTDOWN &&
 	    event != VIR_DOMAIN_EVENT_STOPPED)
 		return 0;
