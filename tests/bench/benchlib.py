@@ -4,11 +4,13 @@ SMOKE is KREGRESS_BENCH_SMOKE (`make bench-smoke`: smallest sizes, one
 run, failures in the exit status).  kernel() is the kernel the product
 builds for an arch (`kregress build` of the imported tree's HEAD with
 the shipped fragments, in KREGRESS_CACHE), the one the slow tests
-build: a cache hit once they ran.
+build: a cache hit once they ran.  workloads_dir() holds an arch's
+built guest programs, and boot() times one `kregress boot` under TCG.
 """
 import json
 import os
 import subprocess
+import time
 
 SRC = os.environ.get("KREGRESS_SRC", os.getcwd())
 BUILD = os.environ.get("KREGRESS_BUILD", os.path.join(SRC, "build"))
@@ -26,3 +28,21 @@ def kernel(arch):
                              os.environ, KREGRESS_CONFIG_DIR=os.path.join(
                                  SRC, "builders/configs")))
     return json.loads(out.stdout)["image"]
+
+
+def workloads_dir(arch):
+    """The directory of the built /init and workloads for arch."""
+    return os.path.join(BUILD, "workloads",
+                        "aarch64" if arch == "arm64" else "x86_64")
+
+
+def boot(arch, kernel, initrd, plan, log, timeout=300):
+    """One `kregress boot` under TCG: (wall seconds, exit status, its
+    output, stderr folded in)."""
+    t0 = time.monotonic()
+    p = subprocess.run([KR, "boot", "--kernel", kernel, "--arch", arch,
+                        "--initrd", initrd, "--plan", plan, "--accel", "tcg",
+                        "--timeout", str(timeout), "--log", log],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       text=True, errors="replace", timeout=timeout + 60)
+    return time.monotonic() - t0, p.returncode, p.stdout

@@ -31,7 +31,6 @@ import subprocess
 import sys
 import tempfile
 import threading
-import time
 
 import benchlib
 from benchlib import KR, SRC, TREE
@@ -66,8 +65,7 @@ def variants(clock):
 
 def boot_all(a, arch, clock, todo, times, tmp):
     kernel = benchlib.kernel(arch)
-    wl = os.path.join(benchlib.BUILD, "workloads",
-                      "aarch64" if arch == "arm64" else "x86_64")
+    wl = benchlib.workloads_dir(arch)
     files = []
     for i, (name, text) in enumerate(todo):
         plan = os.path.join(tmp, "%s-%s-%d.plan" % (arch, clock, i))
@@ -79,23 +77,16 @@ def boot_all(a, arch, clock, todo, times, tmp):
         files.append((name, plan, initrd))
     for _ in range(a.boots):
         for name, plan, initrd in files:
-            t0 = time.monotonic()
-            p = subprocess.run(
-                [KR, "boot", "--kernel", kernel, "--arch", arch,
-                 "--initrd", initrd, "--plan", plan, "--accel", "tcg",
-                 "--timeout", "300", "--log",
-                 os.path.join(tmp, "console.log")],
-                capture_output=True, text=True)
-            if p.returncode:
+            t, rc, out = benchlib.boot(arch, kernel, initrd, plan,
+                                       os.path.join(tmp, "console.log"))
+            if rc:
                 a.failed += 1
-                why = [x for x in p.stdout.splitlines()
-                       if x.startswith("boot:")] or [p.stderr.strip()]
+                why = [x for x in out.splitlines()
+                       if x.startswith("boot:")] or [out.strip()]
                 print("# %s %s %s: exit %d: %s" % (
-                    arch, clock, name, p.returncode, why[0]),
-                    file=sys.stderr)
+                    arch, clock, name, rc, why[0]), file=sys.stderr)
                 continue
-            times.setdefault((arch, clock, name), []).append(
-                time.monotonic() - t0)
+            times.setdefault((arch, clock, name), []).append(t)
 
 
 def main():

@@ -32,8 +32,6 @@ import time
 
 import benchlib
 
-BUILD = os.environ["KREGRESS_BUILD"]
-SRC = os.environ["KREGRESS_SRC"]
 BOOTS = int(os.environ.get("KREGRESS_BENCH_BOOTS",
                            "1" if benchlib.SMOKE else "5"))
 ARCHES = os.environ.get("KREGRESS_BENCH_ARCHES", "x86_64" if benchlib.SMOKE
@@ -63,8 +61,7 @@ def cpio_newc(entries):
 
 
 def make_initrd(arch, path):
-    wdir = os.path.join(BUILD, "workloads",
-                        "aarch64" if arch == "arm64" else "x86_64")
+    wdir = benchlib.workloads_dir(arch)
     ents = [("dev", 0o40755, b"", 0, 0),
             ("dev/console", 0o20600, b"", 5, 1),
             ("bin", 0o40755, b"", 0, 0),
@@ -115,19 +112,11 @@ def plain(arch, kernel, initrd):
 
 
 def runner(arch, kernel, initrd, planfile, log):
-    t0 = time.monotonic()
-    p = subprocess.run([os.path.join(BUILD, "kregress"), "boot",
-                        "--kernel", kernel, "--initrd", initrd,
-                        "--arch", arch, "--accel", "tcg", "--plan", planfile,
-                        "--timeout", "120", "--log", log],
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                       timeout=180)
-    t = time.monotonic() - t0
-    out = p.stdout.decode(errors="replace")
+    t, rc, out = benchlib.boot(arch, kernel, initrd, planfile, log, 120)
     def field(name):
         m = re.search(r"^%s: ([0-9.]+)$" % name, out, re.M)
         return float(m.group(1)) if m else None
-    if p.returncode != 0:
+    if rc != 0:
         print("  kregress boot failed:\n" + out, file=sys.stderr)
         return None, None, None, None, None
     return t, field("first_sample_s"), field("create_s"), \
