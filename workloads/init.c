@@ -23,8 +23,10 @@
  *          below KREGRESS_INIT_SYSFS (a stand-in for /sys, for tests) so the
  *          host's settings are never changed.
  *
- * Inputs: the plan from argv[1] (a file), else kregress.plan="..." on the
- * kernel command line, else the file /plan; the run nonce from
+ * Inputs: the plan from a file, argv[1] (hosted mode only: as PID 1, argv
+ * holds the words of the kernel command line the kernel did not know,
+ * such as arm64's nokaslr) or $KREGRESS_PLAN, else kregress.plan="..."
+ * on the kernel command line, else the file /plan; the run nonce from
  * $KREGRESS_NONCE, else kregress.nonce= on the command line; workload
  * binaries from $KREGRESS_BIN_DIR, else /bin.
  *
@@ -533,11 +535,13 @@ static int load_plan(int argc, char **argv, const char *cmdline,
 		     char *err, size_t errsz)
 {
 	static char text[PLAN_TEXT_MAX + 2];
-	const char *file = argc > 1 ? argv[1] : "/plan";
+	const char *file = getenv("KREGRESS_PLAN");
 	ssize_t n;
 	int fd;
 
-	if (argc <= 1) {
+	if (!guest && argc > 1)
+		file = argv[1];
+	if (!file) {
 		int r = plan_cmdline_get(cmdline, "kregress.plan", text,
 					 sizeof(text));
 
@@ -547,6 +551,7 @@ static int load_plan(int argc, char **argv, const char *cmdline,
 		}
 		if (r > 0)
 			return plan_parse_cmdline(&plan, text, err, errsz);
+		file = "/plan";
 	}
 	fd = open(file, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {

@@ -8,7 +8,9 @@
 # clocksource (x86 without ACPI fell back to jiffies and read 0 ns).
 # The kernels are the ones the product builds (the shipped fragments), and
 # the plan sets up zram swap as the shipped plans do: zero-swap's page-outs
-# must reach swap (its /proc/vmstat pswpout info).
+# must reach swap (its /proc/vmstat pswpout info).  The kernel command
+# line has a word the kernel passes on to /init as an argument (nokaslr),
+# which must not be taken for a plan.
 . "$KREGRESS_SRC/tests/lib/tap.sh"
 . "$KREGRESS_SRC/tests/slow/lib-runner.sh"
 need_libvirt
@@ -22,7 +24,7 @@ run memset-order --size-mb 4 --iterations 3 --warmup 1
 thp never
 run zero-swap --size-mb 4 --iterations 2 --warmup 0
 PLAN
-checks=8	# per arch
+checks=9	# per arch
 plan $((2 * checks))
 arches="x86_64"
 if [ "${KREGRESS_SKIP_ARM64:-}" = 1 ]; then
@@ -41,8 +43,10 @@ for arch in $arches; do
 	timeout 300 "$KREGRESS" boot --kernel "$kernel" --arch $arch \
 		--initrd "$tmp/wl-$arch.cpio.gz" --plan "$tmp/plan" \
 		--accel tcg --timeout 240 --log "$tmp/$arch.log" \
-		>"$tmp/$arch.out" 2>"$tmp/$arch.err"
+		--cmdline nokaslr >"$tmp/$arch.out" 2>"$tmp/$arch.err"
 	ok $? "$arch: boot with a plan exits 0"
+	grep -Eq '"cmdline":".* nokaslr",' "$tmp/$arch.log"
+	ok $? "$arch: with nokaslr on the command line, /init's argument"
 	grep -q '^boot: ok$' "$tmp/$arch.out"
 	ok $? "$arch: boot ok"
 	grep -q '^results: complete ' "$tmp/$arch.out"
