@@ -164,10 +164,11 @@ static void print_table(const struct console_result *res)
 								   "reason"));
 
 		if (!strcmp(res->records[i].type, "env"))
-			printf("# env: %s %s, THP %s, clocksource %s\n",
-			       field(rec, "release"), field(rec, "machine"),
+			printf("# env: %s %s, THP %s, clocksource %s, "
+			       "ASLR %s\n", field(rec, "release"),
+			       field(rec, "machine"),
 			       field(rec, "thp_enabled"),
-			       field(rec, "clocksource"));
+			       field(rec, "clocksource"), field(rec, "aslr"));
 		else if (!strcmp(res->records[i].type, "failure"))
 			printf("# FAILED %s: %s\n", w ? w : "?",
 			       why ? why : "?");

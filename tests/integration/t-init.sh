@@ -179,6 +179,20 @@ check "its stdout record framed" verify "$tmp/out" nz '
 assert len(recs) == 2 and recs[1]["value"] == 1, recs
 '
 
+# Workloads run without address-space randomization, and the env record
+# says so (ADDR_NO_RANDOMIZE is 0x0040000 in /proc/self/personality).
+printf '#!/bin/sh\necho "{\\"type\\":\\"sample\\",\\"value\\":$((0x$(cat /proc/self/personality) & 0x40000))}"\n' \
+	>"$tmp/bin/persona"
+chmod +x "$tmp/bin/persona"
+printf 'kregress-plan 1\nrun persona\n' >"$tmp/persona.plan"
+KREGRESS_NONCE=ps KREGRESS_BIN_DIR="$tmp/bin" "$W/init" "$tmp/persona.plan" \
+	>"$tmp/out" 2>"$tmp/err"
+check "workloads run with ADDR_NO_RANDOMIZE; the env record says aslr off" \
+	verify "$tmp/out" ps '
+assert recs[0]["aslr"] == "off", recs[0]
+assert recs[1]["value"] == 0x40000, recs
+'
+
 # Hosted mode never touches the host's THP setting.
 thp_before=$(cat /sys/kernel/mm/transparent_hugepage/enabled)
 printf 'kregress-plan 1\nthp never\nrun silent\n' >"$tmp/thp.plan"
