@@ -49,6 +49,7 @@
 #include "guest_image.h"
 #include "hosts.h"
 #include "log.h"
+#include "numfmt.h"
 #include "options.h"
 #include "plan.h"
 #include "plan_file.h"
@@ -322,6 +323,7 @@ static void print_table(const struct about *a, const struct calib_design *d,
 {
 	size_t i, j, over = 0, sims = 0, fa = 0, real = 0, real_fa = 0;
 	char name[96], cv[16], res[16], al[16], thr[16], det[16], ch[40];
+	char med[NUMFMT_BUF];
 
 	printf("calibration%s%.0lld: %s %s %s, %s time; %u boots (%u a side "
 	       "asked, %u failed), median boot %.1f s, seed %llu\n",
@@ -349,6 +351,7 @@ static void print_table(const struct about *a, const struct calib_design *d,
 
 		snprintf(name, sizeof(name), "%s/%s%s", m->workload, m->metric,
 			 m->primary ? " *" : "");
+		numfmt_value(r[i].median, med, sizeof(med));
 		fmt_pct(cv, sizeof(cv), r[i].cv);
 		fmt_pct(res, sizeof(res), r[i].resolve);
 		fmt_pct(al, sizeof(al), r[i].alarm);
@@ -356,8 +359,8 @@ static void print_table(const struct about *a, const struct calib_design *d,
 		fmt_pct(det, sizeof(det), r[i].detectable);
 		snprintf(ch, sizeof(ch), "%zu/%zu", r[i].false_alarms,
 			 r[i].comparisons);
-		printf("  %-34s %4zu %11.5g %8s %11s %2zu/%-2zu %7s %7s %7s "
-		       "%7s %5.1f", name, r[i].n, r[i].median, cv, ch,
+		printf("  %-34s %4zu %11s %8s %11s %2zu/%-2zu %7s %7s %7s "
+		       "%7s %5.1f", name, r[i].n, med, cv, ch,
 		       r[i].real_false_alarms, r[i].real_comparisons, res, al,
 		       thr, det, r[i].stop_mean);
 		for (j = 0; j < o->nchanges; j++) {

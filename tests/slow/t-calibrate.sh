@@ -178,8 +178,9 @@ PYEOF
 ok $? "the replay gives the same figures from the same values and seed"
 "$KR" calibrate --replay "$tmp/cal.json" --simulations 50 >"$tmp/table" 2>&1
 grep -Eq '^  page-zero-check/word_check \* +4 ' "$tmp/table" &&
-	grep -q '^false alarms: 0 in [0-9]* resampled A/A comparisons' "$tmp/table"
-ok $? "the table: a line per metric, primary ones starred, the false alarms"
+	grep -q '^false alarms: 0 in [0-9]* resampled A/A comparisons' "$tmp/table" &&
+	grep -Eq '^  thp-fault/pass \* +4 +[0-9]{6,} ' "$tmp/table"
+ok $? "the table: a line per metric, primary ones starred, medians in full, the false alarms"
 "$KR" calibrate --arch x86_64 --kernel /nonexistent >"$tmp/out" 2>&1
 is $? 2 "no --host: a usage error"
 "$KR" calibrate --host qemu:///system --arch x86_64 >"$tmp/out" 2>&1
