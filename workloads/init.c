@@ -377,7 +377,7 @@ static int aslr_off(void)
 }
 
 static void emit_env(const char *cmdline, const char *swap_desc,
-		     int aslr)
+		     int randomized)
 {
 	char json[FRAME_JSON_MAX], buf[1024];
 	struct utsname u;
@@ -408,7 +408,7 @@ static void emit_env(const char *cmdline, const char *swap_desc,
 	add_num(json, sizeof(json), &n, "mem_total_kb", mem_total_kb());
 	add_num(json, sizeof(json), &n, "page_size", sysconf(_SC_PAGESIZE));
 	add_field(json, sizeof(json), &n, "swap", swap_desc);
-	add_field(json, sizeof(json), &n, "aslr", aslr ? "on" : "off");
+	add_field(json, sizeof(json), &n, "aslr", randomized ? "on" : "off");
 	add_num(json, sizeof(json), &n, "runs", plan.nruns);
 	if (n + 2 > sizeof(json))
 		n = sizeof(json) - 2;
@@ -622,7 +622,7 @@ int main(int argc, char **argv)
 	char err[256], swap[128];
 	const char *bindir = getenv("KREGRESS_BIN_DIR");
 	const char *mnt = getenv("KREGRESS_INIT_MOUNT");
-	int i, plan_ok, thp_ok = 1;
+	int i, plan_ok, randomized, thp_ok = 1;
 	enum plan_thp thp = PLAN_THP_KEEP;
 
 	guest = getpid() == 1;
@@ -632,6 +632,7 @@ int main(int argc, char **argv)
 		open_console();
 		signal(SIGPIPE, SIG_IGN);
 	}
+	randomized = aslr_off() != 0;
 	if (!bindir)
 		bindir = "/bin";
 	read_small("/proc/cmdline", cmdline, sizeof(cmdline));
@@ -650,7 +651,7 @@ int main(int argc, char **argv)
 	}
 	plan_ok = load_plan(argc, argv, cmdline, err, sizeof(err)) == 0;
 	swap_desc(swap, sizeof(swap));
-	emit_env(cmdline, plan_ok ? swap : "none", aslr_off());
+	emit_env(cmdline, plan_ok ? swap : "none", randomized);
 	if (!plan_ok) {
 		emit_failure("init", "plan: %s", err);
 		finish();
