@@ -82,7 +82,8 @@ def boot_all(a, arch, clock, todo, times, tmp):
             if rc:
                 a.failed += 1
                 why = [x for x in out.splitlines()
-                       if x.startswith("boot:")] or [out.strip()]
+                       if x.startswith("boot:")] or \
+                    out.strip().splitlines()[-1:] or ["no output"]
                 print("# %s %s %s: exit %d: %s" % (
                     arch, clock, name, rc, why[0]), file=sys.stderr)
                 continue
