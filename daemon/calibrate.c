@@ -178,10 +178,11 @@ int calibrate_run(const struct calibrate_spec *s, struct calibrate_outcome *o,
 	return 0;
 }
 
-/* Calibrates one due host and stores the outcome; -1 on a stop. */
+/* Calibrates one due host with guest and stores the outcome; -1 on a
+ * stop. */
 static int calibrate_due(struct pipeline_ctx *ctx,
 			 const struct hosts_calib_due *due,
-			 const struct arch *a)
+			 const struct arch *a, const struct guest_image *guest)
 {
 	const char *arch = a->name;
 	const struct config *cfg = ctx->cfg;
@@ -190,7 +191,6 @@ static int calibrate_due(struct pipeline_ctx *ctx,
 	struct db_calib_design d;
 	struct runner_host host;
 	struct strbuf dir = STRBUF_INIT, why = STRBUF_INIT;
-	char *initrd = NULL;
 	uint64_t seed;
 	int ret = 0;
 
@@ -205,6 +205,7 @@ static int calibrate_due(struct pipeline_ctx *ctx,
 	d.accel = arch_accel_str(due->accel);
 	d.clock = plan_clock_str(due->pf.plan->clock);
 	d.plan = due->pf.cmdline.buf;
+	d.guest = guest->id;
 	d.reason = due->reason;
 	d.seed = seed;
 	d.boots_per_side = (unsigned int)cfg->calibration.boots_per_side;
@@ -227,17 +228,13 @@ static int calibrate_due(struct pipeline_ctx *ctx,
 		strbuf_addf(&why, "%s: cannot create", dir.buf);
 		goto fail;
 	}
-	if (guest_initramfs(a, cfg->cache_dir, &initrd)) {
-		strbuf_addstr(&why, "the guest initramfs cannot be packed");
-		goto fail;
-	}
 	if (vm_host_open(due->ch->uri, &host.vm)) {
 		strbuf_addstr(&why, "libvirt cannot be reached");
 		goto fail;
 	}
 	hosts_sched_init(&host.sched, due->ch->uri, due->ch, a, due->accel);
 	spec.kernel = due->image;
-	spec.initrd = initrd;
+	spec.initrd = guest->path;
 	spec.pf = &due->pf;
 	spec.host = &host;
 	spec.boots_per_side = d.boots_per_side;
@@ -265,7 +262,6 @@ fail:
 		     "failed", why.buf);
 out:
 	vm_host_free(host.vm);
-	free(initrd);
 	strbuf_release(&dir);
 	strbuf_release(&why);
 	calibrate_outcome_release(&o);
@@ -278,6 +274,8 @@ enum pipeline_result stage_calibrate(struct pipeline_ctx *ctx,
 {
 	const struct config_arch_cfg *ac;
 	struct hosts_calib_due *due = NULL;
+	struct guest_image guest;
+	enum pipeline_result r = PIPELINE_OK;
 	size_t n = 0, i;
 	int interrupted = 0;
 
@@ -292,19 +290,24 @@ enum pipeline_result stage_calibrate(struct pipeline_ctx *ctx,
 		log_info("calibrate", "%s: %d calibration%s interrupted by "
 			 "a daemon stop", job->arch, interrupted,
 			 interrupted == 1 ? " was" : "s were");
-	if (hosts_calibrations_due(ctx->db, ctx->cfg, ac->arch, &due, &n)) {
+	log_error_reset();
+	if (guest_initramfs(ac->arch, ctx->cfg->cache_dir, &guest)) {
+		strbuf_addf(&out->reason, "the guest initramfs cannot be "
+			    "packed: %s", log_error_first());
+		return PIPELINE_FAIL;
+	}
+	if (hosts_calibrations_due(ctx->db, ctx->cfg, ac->arch, guest.id,
+				   &due, &n)) {
 		strbuf_addstr(&out->reason, "the hosts cannot be read");
-		return PIPELINE_RETRY;
+		r = PIPELINE_RETRY;
 	}
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n && r == PIPELINE_OK; i++)
 		if ((ctx->stop && *ctx->stop) ||
-		    calibrate_due(ctx, &due[i], ac->arch)) {
-			hosts_calib_due_free(due, n);
-			return PIPELINE_INTERRUPTED;
-		}
-	}
+		    calibrate_due(ctx, &due[i], ac->arch, &guest))
+			r = PIPELINE_INTERRUPTED;
 	hosts_calib_due_free(due, n);
-	return PIPELINE_OK;
+	guest_image_release(&guest);
+	return r;
 }
 
 int calibrate_schedule(struct db *db, const struct config *cfg)
@@ -321,10 +324,16 @@ int calibrate_schedule(struct db *db, const struct config *cfg)
 		return 0;
 	for (a = 0; a < ARCH_MAX; a++) {
 		const struct arch *arch = cfg->arches[a].arch;
+		struct guest_image guest;
+		int rc;
 
 		if (!arch)
 			continue;
-		if (hosts_calibrations_due(db, cfg, arch, &due, &n))
+		if (guest_initramfs(arch, cfg->cache_dir, &guest))
+			return -1;
+		rc = hosts_calibrations_due(db, cfg, arch, guest.id, &due, &n);
+		guest_image_release(&guest);
+		if (rc)
 			return -1;
 		hosts_calib_due_free(due, n);
 		if (!n)

@@ -600,7 +600,8 @@ static int boot(const struct opts *o, const struct config *cfg)
 	struct db *db = NULL;
 	const struct arch *arch;
 	enum arch_accel accel = ARCH_TCG;
-	char *kernel = NULL, *initrd = NULL;
+	struct guest_image guest = { 0 };
+	char *kernel = NULL;
 	char tmp[] = "/tmp/kregress-calib-XXXXXX";
 	int ret = CLI_FAILED;
 
@@ -645,7 +646,7 @@ static int boot(const struct opts *o, const struct config *cfg)
 		goto out;
 	}
 	if (kernel_of(db, o, o->arch, &kernel, &spec.build_id) ||
-	    guest_initramfs(arch, cfg->cache_dir, &initrd))
+	    guest_initramfs(arch, cfg->cache_dir, &guest))
 		goto out;
 	if (!o->have_seed && getrandom(&spec.seed, sizeof(spec.seed), 0) !=
 	    (ssize_t)sizeof(spec.seed)) {
@@ -665,6 +666,7 @@ static int boot(const struct opts *o, const struct config *cfg)
 		dd.accel = arch_accel_str(accel);
 		dd.clock = plan_clock_str(pf.plan->clock);
 		dd.plan = pf.cmdline.buf;
+		dd.guest = guest.id;
 		dd.reason = "by hand";
 		dd.seed = spec.seed;
 		dd.boots_per_side = spec.boots_per_side;
@@ -697,7 +699,7 @@ static int boot(const struct opts *o, const struct config *cfg)
 		goto fail;
 	hosts_sched_init(&host.sched, o->host, ch, arch, accel);
 	spec.kernel = kernel;
-	spec.initrd = initrd;
+	spec.initrd = guest.path;
 	spec.pf = &pf;
 	spec.host = &host;
 	spec.timeout_s = o->timeout > 0 ? (unsigned int)o->timeout :
@@ -743,7 +745,7 @@ out:
 	db_run_host_release(&dh);
 	db_close(db);
 	free(kernel);
-	free(initrd);
+	guest_image_release(&guest);
 	strbuf_release(&err);
 	strbuf_release(&dir);
 	return ret;

@@ -87,7 +87,7 @@ int cli_initramfs(int argc, char **argv)
 			goto out;
 		printf("%s\n", out);
 	} else {
-		if (initramfs_cached(l->e, l->n, gzip, cache, &path))
+		if (initramfs_cached(l->e, l->n, gzip, cache, &path, NULL))
 			goto out;
 		printf("%s\n", path);
 	}

@@ -2,6 +2,7 @@
  * db_calib.c - the SQL of A/A calibrations (see db_calib.h).
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -18,9 +19,9 @@ int db_calib_start(struct db *db, const struct db_calib_design *d,
 	struct sqlite3_stmt *st = db_stmt(db,
 		"INSERT INTO calibration (host_id, arch, accel, clock, plan, "
 		"build_id, reason, seed, boots_per_side, alpha, budget, "
-		"threshold_pct, min_samples, simulations, target, started_at) "
-		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
-		"?13, ?14, ?15, ?16)");
+		"threshold_pct, min_samples, simulations, target, started_at, "
+		"guest) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, "
+		"?12, ?13, ?14, ?15, ?16, ?17)");
 
 	if (!st)
 		return -1;
@@ -40,6 +41,7 @@ int db_calib_start(struct db *db, const struct db_calib_design *d,
 	db_bind_int(st, 14, (int)d->simulations);
 	db_bind_double(st, 15, d->target);
 	db_bind_int(st, 16, (long long)time(NULL));
+	db_bind_text(st, 17, d->guest);
 	if (db_step_done(db, st, "calibrate", "calibration row"))
 		return -1;
 	*id = db_last_insert_id(db);
@@ -193,12 +195,12 @@ int db_calib_state(struct db *db, long long host_id, const char *arch,
 	struct sqlite3_stmt *st = db_stmt(db,
 		"SELECT EXISTS (SELECT 1 FROM calibration WHERE host_id = ?1 "
 		" AND status = 'done'), "
-		" d.build_id, d.finished_at, "
+		" d.build_id, d.finished_at, d.guest, "
 		" (SELECT CASE WHEN status = 'failed' THEN finished_at END "
 		"  FROM calibration WHERE host_id = ?1 AND arch = ?2 AND "
 		"  accel = ?3 AND clock = ?4 AND plan = ?5 "
 		"  ORDER BY id DESC LIMIT 1) "
-		"FROM (SELECT 1) LEFT JOIN (SELECT build_id, finished_at "
+		"FROM (SELECT 1) LEFT JOIN (SELECT build_id, finished_at, guest "
 		" FROM calibration WHERE host_id = ?1 AND arch = ?2 AND "
 		" accel = ?3 AND clock = ?4 AND plan = ?5 AND "
 		" status = 'done' ORDER BY id DESC LIMIT 1) d");
@@ -214,11 +216,15 @@ int db_calib_state(struct db *db, long long host_id, const char *arch,
 	db_bind_text(st, 5, plan);
 	rc = db_row_one(db, st, "calibrate", "host", host_id);
 	if (!rc) {
+		const char *guest = db_column_text(st, 3);
+
 		out->host_known = db_column_int(st, 0);
 		out->plan_known = !db_column_is_null(st, 1);
 		out->build_id = db_column_int64(st, 1);
 		out->finished_at = db_column_int64(st, 2);
-		out->failed_at = db_column_int64(st, 3);
+		snprintf(out->guest, sizeof(out->guest), "%s",
+			 guest ? guest : "");
+		out->failed_at = db_column_int64(st, 4);
 	}
 	db_reset(st);
 	return rc;
@@ -300,14 +306,15 @@ int db_calib_queue(struct db *db, const char *arch, int *queued)
 }
 
 int db_calib_link_run(struct db *db, long long run_id,
-		      const long long *host_ids, size_t n, const char *arch,
-		      const char *accel, const char *clock, const char *plan)
+		      const long long *host_ids, size_t n,
+		      const struct db_calib_key *key)
 {
 	struct sqlite3_stmt *st = db_stmt(db,
 		"INSERT OR IGNORE INTO run_calibration (run_id, "
 		"calibration_id) SELECT ?1, id FROM calibration WHERE "
 		"host_id = ?2 AND arch = ?3 AND accel = ?4 AND clock = ?5 AND "
-		"plan = ?6 AND status = 'done' ORDER BY id DESC LIMIT 1");
+		"plan = ?6 AND guest = ?7 AND status = 'done' "
+		"ORDER BY id DESC LIMIT 1");
 	size_t i;
 
 	if (!st)
@@ -315,10 +322,11 @@ int db_calib_link_run(struct db *db, long long run_id,
 	for (i = 0; i < n; i++) {
 		db_bind_int(st, 1, run_id);
 		db_bind_int(st, 2, host_ids[i]);
-		db_bind_text(st, 3, arch);
-		db_bind_text(st, 4, accel);
-		db_bind_text(st, 5, clock);
-		db_bind_text(st, 6, plan);
+		db_bind_text(st, 3, key->arch);
+		db_bind_text(st, 4, key->accel);
+		db_bind_text(st, 5, key->clock);
+		db_bind_text(st, 6, key->plan);
+		db_bind_text(st, 7, key->guest);
 		if (db_step_done(db, st, "calibrate", "run link"))
 			return -1;
 	}

@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sha256.h"
+
 struct calib_data;
 struct calib_result;
 struct calib_table;
@@ -27,6 +29,7 @@ struct db_calib_design {
 	const char *arch, *accel;
 	const char *clock;		/* "real" or "instructions" */
 	const char *plan;		/* the kregress.plan= argument */
+	const char *guest;		/* struct guest_image's id */
 	const char *reason;		/* new host, new plan, ... */
 	uint64_t seed;
 	unsigned int boots_per_side, budget, min_samples, simulations;
@@ -61,6 +64,7 @@ struct db_calib_state {
 	int host_known;		/* the host has any done calibration */
 	int plan_known;		/* ... with this accel, clock and plan */
 	long long build_id;	/* the newest such: the base it booted */
+	char guest[SHA256_HEX_LEN + 1];	/* ... the guest image ("": unknown) */
 	long long finished_at;
 	long long failed_at;	/* the newest row failed then; 0 = not */
 };
@@ -90,13 +94,20 @@ int db_calib_idle(struct db *db, int idle_s, int *idle);
  * already; *queued gets 1 when it did. */
 int db_calib_queue(struct db *db, const char *arch, int *queued);
 
+/* What a run boots, which its calibrations must have booted too. */
+struct db_calib_key {
+	const char *arch, *accel, *clock;
+	const char *plan;		/* the kregress.plan= argument */
+	const char *guest;		/* struct guest_image's id */
+};
+
 /*
  * Links run_id to the newest done calibration of each of its hosts for
- * (arch, accel, clock, plan), the ones its looks use; n may be 0.
+ * key, the ones its looks use; n may be 0.
  */
 int db_calib_link_run(struct db *db, long long run_id,
-		      const long long *host_ids, size_t n, const char *arch,
-		      const char *accel, const char *clock, const char *plan);
+		      const long long *host_ids, size_t n,
+		      const struct db_calib_key *key);
 
 /*
  * Adds the word of the calibrations linked to run_id on each metric to t

@@ -55,8 +55,8 @@ static int published(struct db *db, json_t *cal)
 int db_calib_host_json(struct db *db, long long host_id, json_t **out)
 {
 	static const char current_sql[] =
-		"SELECT c.id, c.arch, c.accel, c.clock, c.plan, c.reason, "
-		"c.build_id, b.commit_id AS base_commit, c.seed, "
+		"SELECT c.id, c.arch, c.accel, c.clock, c.plan, c.guest, "
+		"c.reason, c.build_id, b.commit_id AS base_commit, c.seed, "
 		"c.boots_per_side, c.budget, c.alpha, c.threshold_pct, "
 		"c.min_samples, c.simulations, c.target, c.boot_ms, "
 		"c.started_at, c.finished_at FROM calibration c "

@@ -47,19 +47,27 @@ int guest_workloads_dir(const char *machine, char *out, size_t size)
 }
 
 int guest_initramfs(const struct arch *arch, const char *cache_dir,
-		    char **path)
+		    struct guest_image *g)
 {
 	struct initramfs_list *l;
 	char dir[PATH_MAX];
 	int ret = -1;
 
+	memset(g, 0, sizeof(*g));
 	if (guest_workloads_dir(arch->machine, dir, sizeof(dir)))
 		return -1;
 	l = xmalloc(sizeof(*l));
 	initramfs_list_init(l);
 	if (!initramfs_list_add_workloads(l, dir))
-		ret = initramfs_cached(l->e, l->n, 1, cache_dir, path);
+		ret = initramfs_cached(l->e, l->n, 1, cache_dir, &g->path,
+				       g->id);
 	initramfs_list_release(l);
 	free(l);
 	return ret;
+}
+
+void guest_image_release(struct guest_image *g)
+{
+	free(g->path);
+	memset(g, 0, sizeof(*g));
 }

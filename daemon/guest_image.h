@@ -14,6 +14,8 @@
 
 #include <stddef.h>
 
+#include "sha256.h"
+
 struct arch;
 
 /* 1 when dir has an executable init. */
@@ -25,12 +27,23 @@ int guest_is_workloads_dir(const char *dir);
  */
 int guest_workloads_dir(const char *machine, char *out, size_t size);
 
+/* A guest's initramfs and its identity. */
+struct guest_image {
+	char *path;			/* cache_dir/initramfs/<id>.cpio.gz */
+	char id[SHA256_HEX_LEN + 1];	/* SHA-256 of /init and the
+					 * workloads as packed: calibrations
+					 * hold only for the image they
+					 * booted */
+};
+
 /*
  * The gzipped initramfs for a guest of arch: /init and /bin/<workload>
  * from its workloads directory, cached in cache_dir/initramfs by
- * content.  *path is malloc'd.  0 or -1 (logged).
+ * content.  0 with *g (release with guest_image_release()), or -1
+ * (logged).
  */
 int guest_initramfs(const struct arch *arch, const char *cache_dir,
-		    char **path);
+		    struct guest_image *g);
+void guest_image_release(struct guest_image *g);
 
 #endif

@@ -298,7 +298,8 @@ void hosts_set_release(struct db *db, struct hosts_set *set)
 
 /* Why a calibration of (host, plan) is due, or NULL. */
 static const char *calib_reason(const struct db_calib_state *st,
-				long long base, int interval_s)
+				long long base, const char *guest,
+				int interval_s)
 {
 	long long now = (long long)time(NULL);
 
@@ -310,13 +311,15 @@ static const char *calib_reason(const struct db_calib_state *st,
 		return "new plan";
 	if (st->build_id != base)
 		return "new base";
+	if (strcmp(st->guest, guest))
+		return "new workloads";
 	if (interval_s > 0 && now - st->finished_at >= interval_s)
 		return "schedule";
 	return NULL;
 }
 
 int hosts_calibrations_due(struct db *db, const struct config *cfg,
-			   const struct arch *arch,
+			   const struct arch *arch, const char *guest,
 			   struct hosts_calib_due **due, size_t *n)
 {
 	const char *name = arch->name;
@@ -350,7 +353,7 @@ int hosts_calibrations_due(struct db *db, const struct config *cfg,
 		    !db_calib_state(db, dh.id, name, dh.accel,
 				    plan_clock_str(pf.plan->clock),
 				    pf.cmdline.buf, &st))
-			reason = calib_reason(&st, base,
+			reason = calib_reason(&st, base, guest,
 					      cfg->calibration.interval_s);
 		if (why.len)
 			log_warn("hosts", "%s: no calibration: %s", ch->name,

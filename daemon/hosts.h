@@ -75,24 +75,26 @@ struct hosts_calib_due {
 	long long host_id;
 	enum arch_accel accel;		/* as probed (or fixed) */
 	struct plan_file pf;		/* the plan its runs use */
-	const char *reason;		/* new host, new plan, new base,
-					 * schedule */
+	const char *reason;		/* new host, new plan, new base, new
+					 * workloads, schedule */
 	long long build_id;		/* the base to boot */
 	char *image;
 };
 
 /*
- * The configured hosts of arch that a calibration is due
- * on: healthy, with a known accel (a host never probed waits for its
- * first run's probe), and a plan that accel can boot, when a base build
- * exists (db_calib_base()), and when their newest calibration for that
- * accel, clock and plan is missing (new host, new plan), booted another
- * base (new base) or is older than calibration.interval_s (schedule).  A
- * calibration that failed in the last hour is not tried again yet.  0
- * with *due (free with hosts_calib_due_free()) and *n, or -1.
+ * The configured hosts of arch that a calibration is due on: healthy,
+ * with a known accel (a host never probed waits for its first run's
+ * probe), and a plan that accel can boot, when a base build exists
+ * (db_calib_base()), and when their newest calibration for that accel,
+ * clock and plan is missing (new host, new plan), booted another base
+ * (new base) or another guest image than guest (struct guest_image's
+ * id: new workloads), or is older than calibration.interval_s
+ * (schedule).  A calibration that failed in the last hour is not tried
+ * again yet.  0 with *due (free with hosts_calib_due_free()) and *n, or
+ * -1.
  */
 int hosts_calibrations_due(struct db *db, const struct config *cfg,
-			   const struct arch *arch,
+			   const struct arch *arch, const char *guest,
 			   struct hosts_calib_due **due, size_t *n);
 void hosts_calib_due_free(struct hosts_calib_due *due, size_t n);
 

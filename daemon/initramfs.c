@@ -210,7 +210,8 @@ int initramfs_write(const struct initramfs_entry *e, size_t n, int gzip,
 }
 
 int initramfs_cached(const struct initramfs_entry *e, size_t n, int gzip,
-		     const char *cache_dir, char **path)
+		     const char *cache_dir, char **path,
+		     char hash[SHA256_HEX_LEN + 1])
 {
 	struct strbuf a = STRBUF_INIT, p = STRBUF_INIT;
 	char hex[SHA256_HEX_LEN + 1];
@@ -234,6 +235,8 @@ int initramfs_cached(const struct initramfs_entry *e, size_t n, int gzip,
 	if (access(p.buf, F_OK) && write_all(p.buf, &a, gzip))
 		goto out;
 	*path = strbuf_detach(&p, NULL);
+	if (hash)
+		memcpy(hash, hex, sizeof(hex));
 	ret = 0;
 out:
 	strbuf_release(&a);

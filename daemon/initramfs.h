@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 
+#include "sha256.h"
 #include "strbuf.h"
 
 #define INITRAMFS_MAX_ENTRIES	64
@@ -51,10 +52,12 @@ int initramfs_write(const struct initramfs_entry *e, size_t n, int gzip,
 
 /*
  * The cached archive for these entries: cache_dir/initramfs/<sha256>.cpio
- * (".cpio.gz" if gzip), written if absent.  *path is malloc'd.
+ * (".cpio.gz" if gzip), written if absent.  *path is malloc'd; hash (may
+ * be NULL) gets the <sha256>, the uncompressed archive's.
  */
 int initramfs_cached(const struct initramfs_entry *e, size_t n, int gzip,
-		     const char *cache_dir, char **path);
+		     const char *cache_dir, char **path,
+		     char hash[SHA256_HEX_LEN + 1]);
 
 /* An entry list that owns copies of its strings. */
 struct initramfs_list {

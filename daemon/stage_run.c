@@ -179,11 +179,12 @@ static enum pipeline_result run_arch(struct pipeline_ctx *ctx,
 	struct runner_spec spec;
 	struct runner_report rep;
 	struct db_run_design design;
+	struct db_calib_key key;
 	struct run_state st;
 	struct plan_file pf = { NULL, NULL, STRBUF_INIT };
 	struct strbuf dir = STRBUF_INIT;
 	enum pipeline_result r = PIPELINE_FAIL;
-	char *initrd = NULL;
+	struct guest_image guest = { 0 };
 	uint64_t seed;
 	int ret;
 
@@ -205,7 +206,7 @@ static enum pipeline_result run_arch(struct pipeline_ctx *ctx,
 		return PIPELINE_FAIL;
 	}
 	log_error_reset();
-	if (guest_initramfs(arch, cache, &initrd)) {
+	if (guest_initramfs(arch, cache, &guest)) {
 		strbuf_addf(&out->reason, "%s: the guest initramfs cannot be "
 			    "packed: %s", name, log_error_first());
 		goto out;
@@ -218,7 +219,7 @@ static enum pipeline_result run_arch(struct pipeline_ctx *ctx,
 		goto out;
 	}
 	kit.kernel = im.image[ANALYZE_BASE];
-	kit.initrd = initrd;
+	kit.initrd = guest.path;
 	kit.log_dir = dir.buf;
 	ret = hosts_open(ctx->db, cfg, arch, &kit, &set, &out->reason);
 	if (ret) {
@@ -256,9 +257,13 @@ static enum pipeline_result run_arch(struct pipeline_ctx *ctx,
 	design.alpha = cfg->stats.alpha;
 	design.max_per_side = (unsigned int)spec.max_per_side;
 	design.layout = layout;
+	key.arch = name;
+	key.accel = design.accel;
+	key.clock = design.clock;
+	key.plan = design.plan;
+	key.guest = guest.id;
 	if (db_run_start(ctx->db, &design, &st.run_id) ||
-	    db_calib_link_run(ctx->db, st.run_id, set.ids, set.n, name,
-			      design.accel, design.clock, design.plan) ||
+	    db_calib_link_run(ctx->db, st.run_id, set.ids, set.n, &key) ||
 	    db_calib_for_run(ctx->db, st.run_id, &st.calib)) {
 		r = PIPELINE_RETRY;
 		strbuf_addstr(&out->reason, "storing the run failed");
@@ -274,7 +279,7 @@ static enum pipeline_result run_arch(struct pipeline_ctx *ctx,
 
 	spec.kernel[ANALYZE_BASE] = im.image[ANALYZE_BASE];
 	spec.kernel[ANALYZE_PATCHED] = im.image[ANALYZE_PATCHED];
-	spec.initrd[ANALYZE_BASE] = spec.initrd[ANALYZE_PATCHED] = initrd;
+	spec.initrd[ANALYZE_BASE] = spec.initrd[ANALYZE_PATCHED] = guest.path;
 	spec.plan_cmdline = pf.cmdline.buf;
 	spec.arch = set.hosts[0].sched.arch;
 	spec.accel = (int)set.accel;
@@ -336,7 +341,7 @@ out:
 	calib_table_release(&st.calib);
 	strbuf_release(&dir);
 	plan_file_release(&pf);
-	free(initrd);
+	guest_image_release(&guest);
 	db_run_images_release(&im);
 	return r;
 }
