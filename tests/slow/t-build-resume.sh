@@ -9,12 +9,13 @@
 # the shipped one's (its hash is checked).  Once objects exist, SIGINT:
 # exit 130, the build interrupted, no build process left.  The next
 # `kregress build` of the same commit continues in that directory: every
-# object compiled before the stop (kbuild's .cmd record of it written;
-# the at most two in flight are compiled again) keeps its file (same
-# mtime, make did not compile it again), make's log of the second attempt names none of
-# them, both attempts together compiled what one cold build of the
-# shipped configuration compiles (but for the objects in flight at the
-# stop), and the image boots.
+# object compiled before the stop (kbuild's .cmd record of it written
+# whole; the at most two in flight are compiled again) keeps its file
+# (same mtime, make did not compile it again), make's log of the second
+# attempt names none of them, both attempts together compiled what one
+# cold build of the shipped configuration compiles (but for the objects
+# in flight at the stop), and the image boots.  A failure prints each
+# object compiled again with its record as the stop left it.
 #
 # The compiler cache is the shared one, so a warm cache makes the test
 # quick; a cold one makes it a full kernel build, and it passes the same.
@@ -77,14 +78,27 @@ is "$(field "$tmp/first.json" status) $(field "$tmp/first.json" reason)" \
 	"interrupted stopped on request" "the build says interrupted, stopped on request"
 wait_for 30 eval '! build_procs >/dev/null'
 ok $? "no build process is left"
-# The objects compiled before the stop: kbuild writes an object's
-# .NAME.o.cmd last in its recipe, so an object without one was in flight
-# (its compiler done, the rest of the recipe stopped) and must be
-# compiled again, as kbuild does for an object without its record.
+# The objects compiled before the stop: an object's record, .NAME.o.cmd,
+# is written after its compiler ends, by fixdep (`fixdep ... >
+# .NAME.o.cmd`, its dependency list ending with the line `$(deps_PATH):`)
+# or by printf for a command without dependencies (`cmd_PATH := ...`).
+# An object without a whole record was in flight (its compiler done, the
+# rest of the recipe stopped) and is compiled again, as kbuild does for
+# an object whose recorded command is missing.
+record() {	# OBJECT [DIR]: its .cmd in DIR (default: the slot's obj/)
+	echo "${2:-$slot/obj}/$(dirname "$1")/.$(basename "$1").cmd"
+}
+whole() {	# RECORD: written to its end (a line ends it; deps complete)
+	[ -s "$1" ] && [ -z "$(tail -c 1 "$1")" ] || return 1
+	! grep -q 'deps_' "$1" || grep -qx '\$(deps_.*):' "$1"
+}
 find "$slot/obj" -name '*.o' -printf '%P %T@\n' | sort >"$tmp/present"
 while read -r o t; do
-	[ -e "$slot/obj/$(dirname "$o")/.$(basename "$o").cmd" ] && echo "$o $t"
+	whole "$(record "$o")" && echo "$o $t"
 done <"$tmp/present" >"$tmp/before"
+# kept for the diagnosis of a failure below
+mkdir -p "$tmp/records"
+(cd "$slot/obj" && find . -name '.*.o.cmd' -exec cp --parents -t "$tmp/records" {} +)
 flight=$(($(wc -l <"$tmp/present") - $(wc -l <"$tmp/before")))
 [ "$flight" -le 2 ]
 ok $? "at most one object per make job (-j2) was in flight at the stop ($flight: $(comm -23 "$tmp/present" "$tmp/before" | cut -d' ' -f1 | tr '\n' ' '))"
@@ -98,9 +112,16 @@ is "$(field "$tmp/second.json" status) $(field "$tmp/second.json" cold) $(field 
 find "$slot/obj" -name '*.o' -printf '%P %T@\n' | sort >"$tmp/after"
 # Objects kbuild rebuilds at every link, whatever changed (t-build.sh).
 link_time='^(init/version(-timestamp)?\.o|\.tmp_vmlinux.*|arch/x86/boot/.*) '
-is "$(grep -Ev "$link_time" "$tmp/before" | comm -23 - "$tmp/after" | head -5)" "" \
+grep -Ev "$link_time" "$tmp/before" | comm -23 - "$tmp/after" >"$tmp/lost"
+is "$(head -5 "$tmp/lost")" "" \
 	"every object compiled before the stop is still there, not compiled again (same mtime)"
 log=$(dirname "$(field "$tmp/second.json" image)")/build.log
+# What a failure needs to be understood: each such object's record as
+# the stop left it, and what the second attempt did with it.
+while read -r o t; do
+	r=$(record "$o" "$tmp/records")
+	echo "# $o: at the stop $(stat -c %s "$r" 2>/dev/null || echo no) bytes of record, ending $(tail -c 120 "$r" 2>/dev/null | tr '\n' '|'); now $(grep "^$o " "$tmp/after" || echo absent); the second log: $(grep -F "$o" "$log" | head -3 | tr '\n' '|')"
+done <"$tmp/lost" >&2
 sed -n 's/^  CC      //p' "$log" | sort >"$tmp/again"
 is "$(sed 's/ .*//' "$tmp/before" | grep -Ev "${link_time% }" |
 	comm -12 - "$tmp/again" | head -5)" "" \

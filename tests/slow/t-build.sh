@@ -89,7 +89,7 @@ broken=$( (git -C "$tree" show "$base:mm/memory.c"
 	 tree_commit "$tree" "$base" "test: break mm/memory.c" mm/memory.c)
 kb $arch "$broken"
 is $? 1 "a broken patch fails its build"
-field $arch error_lines | grep -q '^mm/memory.c: error: '
+field $arch error_lines | grep '^mm/memory.c: error: ' >/dev/null
 ok $? "its first error line names mm/memory.c"
 field $arch error_lines 2>/dev/null | head -3 | sed 's/^/# /'
 
