@@ -536,9 +536,13 @@ int tree_worktree_open(const char *repo_path, const char *wt_path,
 		      wt_path, git_msg());
 		goto out;
 	}
-	/* Detach: the branch only anchored the creation. */
+	/*
+	 * Detach: the branch only anchored the creation, and goes, so that
+	 * a tree of the user's own collects no kregress branches.
+	 */
 	if (git_repository_set_head_detached(wt->repo,
-					     git_commit_id(commit)) < 0) {
+					     git_commit_id(commit)) < 0 ||
+	    git_reference_delete(ref) < 0) {
 		error("tree", "%s: %s", wt_path, git_msg());
 		goto out;
 	}

@@ -37,8 +37,7 @@ build_user_setup() {
 # content is shared with every test, from $KREGRESS_CACHE as it was set
 # (default /var/cache/kregress): builds/ (by commit and configuration
 # key), ccache/ and initramfs/ are links to it; a miss there only costs
-# time.  At exit the slots' worktrees leave the tree's worktree list and
-# their anchoring branches go with them.
+# time.  At exit the slots' worktrees leave the tree's worktree list.
 build_cache_private() {
 	local shared=${KREGRESS_CACHE:-/var/cache/kregress} d
 	[ "$shared" != "$tmp/cache" ] || return 0
@@ -58,8 +57,6 @@ build_cache_release() {
 		gitdir=${gitdir%/}
 		rm -rf "$wt"
 		case $gitdir in */.git/worktrees/kregress-*) ;; *) continue ;; esac
-		git --git-dir="${gitdir%/worktrees/*}" update-ref -d \
-			"refs/heads/${gitdir##*/}"
 		rm -rf "$gitdir"
 	done
 }

@@ -153,6 +153,9 @@ int main(void)
 	       "a second worktree with the same base name");
 	is_int(sh("grep -qx 1 %s/x/w/change && grep -qx 2 %s/w/change", dir,
 		  dir), 0, "each at its own commit");
+	is_int(sh("test -z \"$(git -C %s branch --list 'kregress-*')\"",
+		  repo), 0, "no branch is left in the repository (the one "
+	       "anchoring a creation is deleted)");
 
 	/* interrupted creation: the worktree's metadata is gone */
 	snprintf(gone, sizeof(gone), "%s/gone", dir);
