@@ -2,7 +2,6 @@
  * db_calib.c - the SQL of A/A calibrations (see db_calib.h).
  */
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -188,14 +187,13 @@ fail:
 	return -1;
 }
 
-int db_calib_state(struct db *db, long long host_id, const char *arch,
-		   const char *accel, const char *clock, const char *plan,
-		   struct db_calib_state *out)
+int db_calib_state(struct db *db, long long host_id,
+		   const struct db_calib_key *key, struct db_calib_state *out)
 {
 	struct sqlite3_stmt *st = db_stmt(db,
 		"SELECT EXISTS (SELECT 1 FROM calibration WHERE host_id = ?1 "
 		" AND status = 'done'), "
-		" d.build_id, d.finished_at, d.guest, "
+		" d.build_id, d.finished_at, d.guest = ?6, "
 		" (SELECT CASE WHEN status = 'failed' THEN finished_at END "
 		"  FROM calibration WHERE host_id = ?1 AND arch = ?2 AND "
 		"  accel = ?3 AND clock = ?4 AND plan = ?5 "
@@ -210,20 +208,18 @@ int db_calib_state(struct db *db, long long host_id, const char *arch,
 	if (!st)
 		return -1;
 	db_bind_int(st, 1, host_id);
-	db_bind_text(st, 2, arch);
-	db_bind_text(st, 3, accel);
-	db_bind_text(st, 4, clock);
-	db_bind_text(st, 5, plan);
+	db_bind_text(st, 2, key->arch);
+	db_bind_text(st, 3, key->accel);
+	db_bind_text(st, 4, key->clock);
+	db_bind_text(st, 5, key->plan);
+	db_bind_text(st, 6, key->guest);
 	rc = db_row_one(db, st, "calibrate", "host", host_id);
 	if (!rc) {
-		const char *guest = db_column_text(st, 3);
-
 		out->host_known = db_column_int(st, 0);
 		out->plan_known = !db_column_is_null(st, 1);
 		out->build_id = db_column_int64(st, 1);
 		out->finished_at = db_column_int64(st, 2);
-		snprintf(out->guest, sizeof(out->guest), "%s",
-			 guest ? guest : "");
+		out->same_guest = db_column_int(st, 3);
 		out->failed_at = db_column_int64(st, 4);
 	}
 	db_reset(st);

@@ -16,8 +16,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sha256.h"
-
 struct calib_data;
 struct calib_result;
 struct calib_table;
@@ -59,19 +57,26 @@ int db_calib_end(struct db *db, long long id, const char *status,
  */
 int db_calib_interrupt(struct db *db, const char *arch, int *n);
 
-/* What the scheduler needs to know of one (host, arch, accel, clock, plan). */
+/* What a run boots, which its calibrations must have booted too. */
+struct db_calib_key {
+	const char *arch, *accel, *clock;
+	const char *plan;		/* the kregress.plan= argument */
+	const char *guest;		/* struct guest_image's id */
+};
+
+/* What the scheduler needs to know of one host and key. */
 struct db_calib_state {
 	int host_known;		/* the host has any done calibration */
-	int plan_known;		/* ... with this accel, clock and plan */
+	int plan_known;		/* ... with the key's arch, accel, clock
+				 * and plan */
 	long long build_id;	/* the newest such: the base it booted */
-	char guest[SHA256_HEX_LEN + 1];	/* ... the guest image ("": unknown) */
+	int same_guest;		/* ... and whether it booted key->guest */
 	long long finished_at;
 	long long failed_at;	/* the newest row failed then; 0 = not */
 };
 
-int db_calib_state(struct db *db, long long host_id, const char *arch,
-		   const char *accel, const char *clock, const char *plan,
-		   struct db_calib_state *st);
+int db_calib_state(struct db *db, long long host_id,
+		   const struct db_calib_key *key, struct db_calib_state *st);
 
 /*
  * The base a calibration of arch boots: the newest (highest id) build
@@ -93,13 +98,6 @@ int db_calib_idle(struct db *db, int idle_s, int *idle);
 /* Queues a calibrate job for arch unless one is queued or running
  * already; *queued gets 1 when it did. */
 int db_calib_queue(struct db *db, const char *arch, int *queued);
-
-/* What a run boots, which its calibrations must have booted too. */
-struct db_calib_key {
-	const char *arch, *accel, *clock;
-	const char *plan;		/* the kregress.plan= argument */
-	const char *guest;		/* struct guest_image's id */
-};
 
 /*
  * Links run_id to the newest done calibration of each of its hosts for

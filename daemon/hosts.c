@@ -296,10 +296,23 @@ void hosts_set_release(struct db *db, struct hosts_set *set)
 /* A failed calibration is tried again after this long. */
 #define CALIB_RETRY_S	3600
 
+/* db_calib_state() of host h for runs of arch with pf and guest. */
+static int calib_state(struct db *db, const struct db_run_host *h,
+		       const char *arch, const struct plan_file *pf,
+		       const char *guest, struct db_calib_state *st)
+{
+	struct db_calib_key key = {
+		.arch = arch, .accel = h->accel,
+		.clock = plan_clock_str(pf->plan->clock),
+		.plan = pf->cmdline.buf, .guest = guest,
+	};
+
+	return db_calib_state(db, h->id, &key, st);
+}
+
 /* Why a calibration of (host, plan) is due, or NULL. */
 static const char *calib_reason(const struct db_calib_state *st,
-				long long base, const char *guest,
-				int interval_s)
+				long long base, int interval_s)
 {
 	long long now = (long long)time(NULL);
 
@@ -311,7 +324,7 @@ static const char *calib_reason(const struct db_calib_state *st,
 		return "new plan";
 	if (st->build_id != base)
 		return "new base";
-	if (strcmp(st->guest, guest))
+	if (!st->same_guest)
 		return "new workloads";
 	if (interval_s > 0 && now - st->finished_at >= interval_s)
 		return "schedule";
@@ -350,10 +363,8 @@ int hosts_calibrations_due(struct db *db, const struct config *cfg,
 		    !plan_file_load_configured(&pf, cfg, arch, accel, &why) &&
 		    (accel != ARCH_KVM ||
 		     pf.plan->clock != PLAN_CLOCK_INSTRUCTIONS) &&
-		    !db_calib_state(db, dh.id, name, dh.accel,
-				    plan_clock_str(pf.plan->clock),
-				    pf.cmdline.buf, &st))
-			reason = calib_reason(&st, base, guest,
+		    !calib_state(db, &dh, name, &pf, guest, &st))
+			reason = calib_reason(&st, base,
 					      cfg->calibration.interval_s);
 		if (why.len)
 			log_warn("hosts", "%s: no calibration: %s", ch->name,

@@ -55,8 +55,9 @@ struct tree_worktree;
 /*
  * Opens the build worktree at wt_path of the repository at repo_path,
  * creating it (a linked git worktree, its HEAD detached at rev; the
- * repository keeps no branch of it) if it does not exist.  A worktree whose creation was interrupted (wt_path empty, or its
- * .git file pointing to missing metadata, or no HEAD or index) is removed
+ * repository keeps no branch of it) if it does not exist.  A worktree
+ * whose creation was interrupted (wt_path empty, or its .git file
+ * pointing to missing metadata, or no HEAD or index) is removed
  * and created again, and a stale entry for it in the repository's
  * worktree list is pruned; any other existing directory that is not a
  * repository is refused, never removed.  -1 logged.
